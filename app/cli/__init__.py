@@ -1,0 +1,1 @@
+"""Command-line entry points of `python -m app`; one module per command."""
