@@ -1,0 +1,271 @@
+"""What happened in a hand: immutable, past-tense events, each with its audience.
+
+`audience` is None for everyone, or the one seat that may see the event (a face-down card).
+`public()` is what everyone else may see of it: the same event without the card.
+`to_dict()` is JSON-friendly: ``{"type": "card_dealt", "audience": 3, "seat": 3, "card": "As"
+…}`` with cards as two-letter strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from app.engine.cards import Card
+
+_CARD_FIELDS = frozenset({"card", "cards"})
+
+
+def _jsonable(name: str, value: Any) -> Any:
+    if name in _CARD_FIELDS:
+        if value is None:
+            return None
+        if isinstance(value, tuple):
+            return [str(c) for c in value]
+        return str(value)
+    if isinstance(value, tuple):
+        return [_jsonable("", v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    @property
+    def audience(self) -> int | None:
+        return None
+
+    def public(self) -> Event:
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "audience": self.audience}
+        for f in fields(self):
+            out[f.name] = _jsonable(f.name, getattr(self, f.name))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Event):
+    """The hand began; `seats` and `stacks` are in dealing order (left of the button first)."""
+
+    type: ClassVar[str] = "hand_started"
+
+    variant: str
+    button: int
+    seats: tuple[int, ...]
+    stacks: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AntePosted(Event):
+    type: ClassVar[str] = "ante_posted"
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StreetStarted(Event):
+    type: ClassVar[str] = "street_started"
+    street: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealt(Event):
+    """A card to one seat; a face-down card is seen only by that seat (`card` is None in the
+    public counterpart)."""
+
+    type: ClassVar[str] = "card_dealt"
+
+    seat: int
+    card: Card | None
+    face_up: bool
+    street: int
+
+    @property
+    def audience(self) -> int | None:
+        return None if self.face_up else self.seat
+
+    def public(self) -> Event:
+        if self.face_up:
+            return self
+        return CardDealt(self.seat, None, False, self.street)
+
+
+@dataclass(frozen=True, slots=True)
+class BurnsReshuffled(Event):
+    """R9: the burns and the stub (`cards` of them) were gathered and shuffled."""
+
+    type: ClassVar[str] = "burns_reshuffled"
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class CommunityCardDealt(Event):
+    """R9: one face-up card in the middle, every active player's seventh card."""
+
+    type: ClassVar[str] = "community_card_dealt"
+
+    card: Card
+    street: int
+
+
+@dataclass(frozen=True, slots=True)
+class BringInDue(Event):
+    """Who must bring in (R10, R11); the prompt after the third-street deal."""
+
+    type: ClassVar[str] = "bring_in_due"
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class BroughtIn(Event):
+    type: ClassVar[str] = "brought_in"
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Completed(Event):
+    """To `amount`; `full` is False for an all-in short of the completion (R18)."""
+
+    type: ClassVar[str] = "completed"
+
+    seat: int
+    amount: int
+    all_in: bool
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Bet(Event):
+    """To `amount`; `full` is False for an all-in that does not count as a bet (R18)."""
+
+    type: ClassVar[str] = "bet"
+
+    seat: int
+    amount: int
+    all_in: bool
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Raised(Event):
+    """To `amount`; `full` is False for an all-in that does not count as a raise (R18)."""
+
+    type: ClassVar[str] = "raised"
+
+    seat: int
+    amount: int
+    all_in: bool
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Called(Event):
+    """`amount` is the chips the call added."""
+
+    type: ClassVar[str] = "called"
+
+    seat: int
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Checked(Event):
+    type: ClassVar[str] = "checked"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Folded(Event):
+    type: ClassVar[str] = "folded"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut(Event):
+    """R19; `outcome` is ``"all_in"`` (protection used), ``"check"``, ``"fold"`` or
+    ``"muck"`` (a show/muck decision left to its default)."""
+
+    type: ClassVar[str] = "timed_out"
+
+    seat: int
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class UncalledBetReturned(Event):
+    type: ClassVar[str] = "uncalled_bet_returned"
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownStarted(Event):
+    """R22: the order in which hands are shown."""
+
+    type: ClassVar[str] = "showdown_started"
+
+    order: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandShown(Event):
+    """All of the seat's own cards in the order dealt, with what they make."""
+
+    type: ClassVar[str] = "hand_shown"
+
+    seat: int
+    cards: tuple[Card, ...]
+    high: str | None
+    low: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandMucked(Event):
+    type: ClassVar[str] = "hand_mucked"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShowDeclined(Event):
+    """R23: the uncalled winner chose not to show."""
+
+    type: ClassVar[str] = "show_declined"
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RakeTaken(Event):
+    type: ClassVar[str] = "rake_taken"
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PotAwarded(Event):
+    """`pot` 0 is the main pot; `share` is ``"whole"``, ``"high"`` or ``"low"``."""
+
+    type: ClassVar[str] = "pot_awarded"
+
+    pot: int
+    seat: int
+    amount: int
+    share: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded(Event):
+    """Final stacks in dealing order (the same order as `HandStarted.seats`)."""
+
+    type: ClassVar[str] = "hand_ended"
+
+    seats: tuple[int, ...]
+    stacks: tuple[int, ...]

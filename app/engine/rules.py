@@ -1,0 +1,74 @@
+"""A table's settings for one hand and the seats dealt in (RULES.md R1, R2, R4, R19, R22)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from app.engine.variants import Variant, VariantSpec, spec_of
+
+MAX_SEATS = 8
+"""Seat numbers are 0..7; clockwise is increasing seat number, wrapping (R5)."""
+
+TimeoutAction = Literal["all_in", "fold"]
+ShowdownFirst = Literal["first_to_act", "lowest_seat"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The stakes and house settings; every chip amount is an int in the table's chip unit.
+
+    `rake_bps` is the rake in basis points (500 = 5%); `rake_cap` None means uncapped.
+    """
+
+    variant: Variant
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    rake_bps: int = 0
+    rake_cap: int | None = None
+    rake_third_street: bool = False
+    timeout_action: TimeoutAction = "all_in"
+    showdown_first_when_checked: ShowdownFirst = "first_to_act"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variant", spec_of(self.variant).variant)
+        for name in ("ante", "bring_in", "small_bet", "big_bet", "rake_bps"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise ValueError(f"{name} must be an int number of chips, not {value!r}")
+        if self.small_bet <= 0:
+            raise ValueError("the small bet must be positive")
+        if self.big_bet != 2 * self.small_bet:
+            raise ValueError("the big bet must be twice the small bet (R2)")
+        if not 0 < self.bring_in <= self.small_bet:
+            raise ValueError("the bring-in must be positive and at most the small bet")
+        if self.ante < 0:
+            raise ValueError("the ante cannot be negative")
+        if not 0 <= self.rake_bps <= 10_000:
+            raise ValueError("rake_bps must be between 0 and 10000")
+        if self.rake_cap is not None and (type(self.rake_cap) is not int or self.rake_cap < 0):
+            raise ValueError("rake_cap must be None (uncapped) or a non-negative int")
+        if self.timeout_action not in ("all_in", "fold"):
+            raise ValueError("timeout_action must be 'all_in' or 'fold'")
+        if self.showdown_first_when_checked not in ("first_to_act", "lowest_seat"):
+            raise ValueError("showdown_first_when_checked must be 'first_to_act' or 'lowest_seat'")
+
+    @property
+    def spec(self) -> VariantSpec:
+        return spec_of(self.variant)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A player dealt into the hand: their table seat (0..7) and stack (> 0)."""
+
+    seat: int
+    stack: int
+
+    def __post_init__(self) -> None:
+        if type(self.seat) is not int or not 0 <= self.seat < MAX_SEATS:
+            raise ValueError(f"seat must be 0..{MAX_SEATS - 1}, not {self.seat!r}")
+        if type(self.stack) is not int or self.stack <= 0:
+            raise ValueError(f"seat {self.seat}: the stack must be a positive int")
