@@ -17,6 +17,9 @@ Public API (everything below is importable from `app.engine`)::
     hand.seats, hand.seat_state(seat), hand.pots(), hand.street, hand.phase, hand.community
     view_for(hand, seat), observer_view(hand)        # JSON-friendly snapshots (views.py)
 
+Tests and replays: `app.engine.scripted` builds decks that deal chosen cards
+(`scripted_deck`, `scripted_hand`, `dealing_order`) and plays "3: call, 5: raise 40" scripts.
+
 Amounts: ints in the table's chip unit. `Action.amount` for BRING_IN, COMPLETE, BET and RAISE
 is the seat's total wager on the street after the action; it may be omitted when only one
 amount is legal. `LegalActions.call` is the chips a call adds; `bets`/`raises` list the legal
@@ -86,6 +89,7 @@ from app.engine.pots import Pot
 from app.engine.rules import MAX_SEATS, Rules, SeatSpec
 from app.engine.state import HandResult, Phase, SeatState
 from app.engine.variants import VARIANTS, Variant, VariantSpec, spec_of
+from app.engine.views import observer_view, view_for
 
 __all__ = [
     "MAX_SEATS",
@@ -127,5 +131,7 @@ __all__ = [
     "UncalledBetReturned",
     "Variant",
     "VariantSpec",
+    "observer_view",
     "spec_of",
+    "view_for",
 ]

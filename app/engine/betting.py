@@ -68,13 +68,17 @@ class BettingRound:
         act."""
         players = self.players
         n = len(players)
-        many = sum(1 for q in players if not q.folded and not q.all_in) >= 2
+        many = 0
+        for q in players:
+            if not q.folded and not q.all_in:
+                many += 1
+        many_left = many >= 2
         level = self.level
         for k in range(1, n + 1):
             q = players[(index + k) % n]
             if q.folded or q.all_in:
                 continue
-            if q.wager < level or (many and q.acted < 0):
+            if q.wager < level or (many_left and q.acted < 0):
                 return q
         return None
 
@@ -99,7 +103,12 @@ class BettingRound:
             if not self.completed:
                 complete = rules.small_bet if all_in_to > rules.small_bet else all_in_to
             else:
-                amounts = tuple(sorted({t if t < all_in_to else all_in_to for t in self.targets()}))
+                targets = self.targets()
+                amounts: tuple[int, ...]
+                if len(targets) == 1:
+                    amounts = (targets[0] if targets[0] < all_in_to else all_in_to,)
+                else:
+                    amounts = tuple(sorted({t if t < all_in_to else all_in_to for t in targets}))
                 if self.level == 0:
                     bets = amounts
                 else:

@@ -38,6 +38,19 @@ from app.engine.showdown import award_pots, can_win, describe, evaluate, showdow
 from app.engine.state import Dealer, HandResult, Phase, Player, SeatState
 
 _DECIDE = frozenset({ActionKind.SHOW, ActionKind.MUCK})
+_SHOWING: dict[tuple[bool, int], int] = {}
+
+
+def _showing(up: list[Card], razz: bool) -> int:
+    """`showing_key`, memoised by the multiset of ranks (it ignores suits)."""
+    ranks = 0
+    for c in up:
+        ranks += 1 << 3 * (c >> 2)
+    key = (razz, ranks)
+    value = _SHOWING.get(key)
+    if value is None:
+        value = _SHOWING[key] = showing_key(up, razz=razz)
+    return value
 
 
 class Hand:
@@ -222,10 +235,12 @@ class Hand:
         return self.events[mark:]
 
     def _validate(self, action: Action, legal: LegalActions) -> tuple[ActionKind, int]:
-        try:
-            kind = ActionKind(action.kind)
-        except ValueError:
-            raise IllegalAction(f"Unknown action {action.kind!r}") from None
+        kind = action.kind
+        if type(kind) is not ActionKind:
+            try:
+                kind = ActionKind(kind)
+            except ValueError:
+                raise IllegalAction(f"Unknown action {action.kind!r}") from None
         amount = action.amount
         if amount is not None and type(amount) is not int:
             raise IllegalAction("The amount must be a whole number of chips")
@@ -350,9 +365,8 @@ class Hand:
         razz = self.spec.razz
         if street == 3:
             first = min(players, key=lambda p: bring_in_key(p.up[0], razz=razz))  # R10
-        else:
-            best = max(showing_key(p.up, razz=razz) for p in active)  # R12, ties: earliest
-            first = next(p for p in active if showing_key(p.up, razz=razz) == best)
+        else:  # R12; max() keeps the first of equal keys: the earliest after the button
+            first = max(active, key=lambda p: _showing(p.up, razz))
         open_pair = (
             street == 4
             and self.spec.open_pair_option
