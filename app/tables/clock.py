@@ -1,0 +1,101 @@
+"""The clock a table runs on: real time in production, a fake one that tests move by hand.
+
+A table never sleeps: it asks the clock to call it back later (an action timer, the pause
+between hands, a bot's think time) and the callback only puts a message in its mailbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+
+class TimerHandle(Protocol):
+    def cancel(self) -> None: ...
+
+
+class Clock(Protocol):
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back (deadlines)."""
+        ...
+
+    def time(self) -> float:
+        """Wall-clock seconds since the epoch (the 24-hour window of R19)."""
+        ...
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
+        """Run `callback` (which must not block) after `delay` seconds."""
+        ...
+
+
+class RealClock:
+    """The event loop's clock."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def time(self) -> float:
+        return time.time()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
+        return asyncio.get_running_loop().call_later(max(0.0, delay), callback)
+
+
+class _FakeTimer:
+    __slots__ = ("callback", "cancelled", "when")
+
+    def __init__(self, when: float, callback: Callable[[], None]) -> None:
+        self.when = when
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class FakeClock:
+    """Time moves only when a test calls `advance`; due callbacks run inside it, in order."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self._now = 0.0
+        self._epoch = start
+        self._seq = itertools.count()
+        self._timers: list[tuple[float, int, _FakeTimer]] = []
+
+    def monotonic(self) -> float:
+        return self._now
+
+    def time(self) -> float:
+        return self._epoch + self._now
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
+        timer = _FakeTimer(self._now + max(0.0, delay), callback)
+        heapq.heappush(self._timers, (timer.when, next(self._seq), timer))
+        return timer
+
+    def pending(self) -> int:
+        """Timers not yet fired nor cancelled."""
+        return sum(1 for _, _, t in self._timers if not t.cancelled)
+
+    def next_due(self) -> float | None:
+        """Seconds until the next live timer, or None."""
+        live = [when for when, _, t in self._timers if not t.cancelled]
+        return None if not live else max(0.0, min(live) - self._now)
+
+    def advance(self, seconds: float) -> int:
+        """Move time forward, firing every timer due by then; returns how many fired."""
+        target = self._now + seconds
+        fired = 0
+        while self._timers and self._timers[0][0] <= target:
+            when, _, timer = heapq.heappop(self._timers)
+            self._now = max(self._now, when)
+            if not timer.cancelled:
+                timer.cancelled = True
+                fired += 1
+                timer.callback()
+        self._now = target
+        return fired

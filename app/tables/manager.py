@@ -1,0 +1,87 @@
+"""Every table of this process: made, restored at start, found, stopped at shutdown."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from typing import Any
+
+from app.fanout import BaseFanout
+from app.tables.clock import Clock, RealClock
+from app.tables.settings import TableSettings
+from app.tables.store import TableStore
+from app.tables.table import DeckSource, Table
+
+
+class TableManager:
+    def __init__(
+        self,
+        store: TableStore,
+        fanout: BaseFanout,
+        clock: Clock | None = None,
+        deck_source: DeckSource | None = None,
+    ) -> None:
+        self.store = store
+        self.fanout = fanout
+        self.clock: Clock = clock or RealClock()
+        self.deck_source = deck_source
+        self.tables: dict[int, Table] = {}
+
+    def _kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"store": self.store, "fanout": self.fanout, "clock": self.clock}
+        if self.deck_source is not None:
+            kwargs["deck_source"] = self.deck_source
+        return kwargs
+
+    async def restore(self) -> int:
+        """Bring back every open table with its seats and stacks (a hand that was being
+        played when the server stopped never settled: its stacks are as before it)."""
+        for stored in await self.store.load_open():
+            table = Table.restore(stored, **self._kwargs())
+            self.tables[table.id] = table
+            table.start()
+        return len(self.tables)
+
+    async def create(
+        self, settings: TableSettings, *, host_user_id: int | None, password_hash: str | None
+    ) -> Table:
+        invite = secrets.token_urlsafe(24) if settings.private else None
+        table_id = await self.store.create(
+            settings,
+            host_user_id=host_user_id,
+            invite_token=invite,
+            password_hash=password_hash if settings.private else None,
+        )
+        table = Table(
+            table_id,
+            settings,
+            host_user_id=host_user_id,
+            invite_token=invite,
+            password_hash=password_hash if settings.private else None,
+            members={host_user_id} if host_user_id is not None else set(),
+            **self._kwargs(),
+        )
+        self.tables[table_id] = table
+        table.start()
+        return table
+
+    def get(self, table_id: int) -> Table | None:
+        table = self.tables.get(table_id)
+        if table is not None and table.closed:
+            del self.tables[table_id]
+            return None
+        return table
+
+    def by_invite(self, token: str) -> Table | None:
+        for table in list(self.tables.values()):
+            if table.invite_token and hmac.compare_digest(table.invite_token, token):
+                return None if table.closed else table
+        return None
+
+    def public_tables(self) -> list[Table]:
+        return [t for t in self.tables.values() if not t.settings.private and not t.closed]
+
+    async def stop(self) -> None:
+        for table in list(self.tables.values()):
+            await table.stop()
+        self.tables.clear()

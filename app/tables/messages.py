@@ -1,0 +1,147 @@
+"""What can be sent to a table's mailbox. Players' commands name the user they come from;
+the table checks what that user may do. Timer messages come from the table's own clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """A client connects: who they are at this table (seat, host)."""
+
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """What the client missed after version `last_v` of table `epoch`, or a snapshot."""
+
+    user_id: int
+    last_v: int | None = None
+    epoch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sit:
+    user_id: int
+    name: str
+    seat: int
+    amount: int
+    key: str  # the client's request id: the buy-in posts once whatever the retries
+
+
+@dataclass(frozen=True, slots=True)
+class TopUp:
+    user_id: int
+    amount: int
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SitOut:
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SitIn:
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AutoPost:
+    """R6: switch automatic ante posting on or off."""
+
+    user_id: int
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PostAnte:
+    """R6 with automatic posting off: "I'm in" for the next hand."""
+
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    user_id: int
+    hand_id: str
+    turn_id: int
+    action: str
+    amount: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    user_id: int
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostSettings:
+    user_id: int
+    changes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class HostPause:
+    user_id: int
+    paused: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HostRemove:
+    user_id: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class HostBots:
+    user_id: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class HostClose:
+    user_id: int
+
+
+# -- from the table's own timers ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    seat: int
+    turn_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartHand:
+    token: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotAct:
+    seat: int
+    hand_id: str
+    turn_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sync:
+    """Answered once every message before it is handled (tests, shutdown)."""
+
+
+Message = (
+    Join | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte | Act | Chat
+    | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut | StartHand
+    | BotAct | Sync
+)  # fmt: skip

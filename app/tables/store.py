@@ -1,0 +1,231 @@
+"""What a table keeps in the database: its settings, its seats, and every chip it moves,
+through the ledger (`app.store.ledger`) so each move posts exactly once (idempotency keys).
+
+The table runtime talks to a `TableStore`; `LedgerTableStore` is the real one.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sqlalchemy import select
+
+from app.store import accounts, ledger
+from app.store.db import Database
+from app.store.errors import NameTaken, StoreError
+from app.store.models import PokerTable, Seat, User
+from app.store.tables import create_table, get_table, open_tables
+from app.tables.errors import TableError
+from app.tables.settings import EXTRA, TableSettings
+
+UNUSABLE_HASH = "!bot"  # bots never log in
+
+
+@dataclass(slots=True)
+class StoredSeat:
+    seat_no: int
+    user_id: int
+    name: str
+    stack: int
+    sitting_out: bool
+    is_bot: bool
+
+
+@dataclass(slots=True)
+class StoredTable:
+    table_id: int
+    settings: TableSettings
+    host_user_id: int | None
+    invite_token: str | None
+    password_hash: str | None
+    members: set[int] = field(default_factory=set)
+    seats: list[StoredSeat] = field(default_factory=list)
+
+
+class TableStore(Protocol):
+    async def create(
+        self,
+        settings: TableSettings,
+        *,
+        host_user_id: int | None,
+        invite_token: str | None,
+        password_hash: str | None,
+    ) -> int: ...
+    async def load_open(self) -> list[StoredTable]: ...
+    async def buy_in(
+        self, table_id: int, user_id: int, seat_no: int, amount: int, key: str
+    ) -> None: ...
+    async def top_up(self, table_id: int, user_id: int, amount: int, key: str) -> None: ...
+    async def cash_out(self, table_id: int, user_id: int, key: str) -> int: ...
+    async def settle(
+        self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int
+    ) -> None: ...
+    async def save_settings(self, table_id: int, settings: TableSettings) -> None: ...
+    async def save_state(
+        self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
+    ) -> None: ...
+    async def close(self, table_id: int) -> None: ...
+    async def user_name(self, user_id: int) -> str: ...
+    async def make_bot(self, table_id: int, number: int, chips: int) -> tuple[int, str]: ...
+
+
+def _refusal(exc: StoreError) -> TableError:
+    return TableError(exc.code, exc.message)
+
+
+def _columns(settings: TableSettings) -> dict[str, Any]:
+    data = settings.to_dict()
+    data.pop("min_buy_in")
+    for name in EXTRA:
+        data.pop(name)
+    return data
+
+
+class LedgerTableStore:
+    """Tables, seats and chips in the database, chips only through the ledger."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create(
+        self,
+        settings: TableSettings,
+        *,
+        host_user_id: int | None,
+        invite_token: str | None,
+        password_hash: str | None,
+    ) -> int:
+        async with self.db.transaction() as s:
+            row = PokerTable(
+                **_columns(settings),
+                host_user_id=host_user_id,
+                invite_token=invite_token,
+                password_hash=password_hash,
+                extra={name: getattr(settings, name) for name in EXTRA},
+            )
+            table = await create_table(s, row)
+            return table.id
+
+    async def load_open(self) -> list[StoredTable]:
+        async with self.db.session() as s:
+            rows = await open_tables(s)
+            user_ids = {seat.user_id for t in rows for seat in t.seats}
+            names: dict[int, str] = {}
+            if user_ids:
+                found = await s.execute(select(User.id, User.name).where(User.id.in_(user_ids)))
+                names = {uid: name for uid, name in found}
+            out = []
+            for t in rows:
+                extra = dict(t.extra or {})
+                values = {name: getattr(t, name) for name in _columns(TableSettings(name="x"))}
+                values.update({k: extra[k] for k in EXTRA if k in extra})
+                bots = set(extra.get("bots", []))
+                stored = StoredTable(
+                    t.id,
+                    TableSettings(**values),
+                    t.host_user_id,
+                    t.invite_token,
+                    t.password_hash,
+                    set(extra.get("members", [])),
+                )
+                for seat in t.seats:
+                    stored.seats.append(
+                        StoredSeat(
+                            seat.seat_no,
+                            seat.user_id,
+                            names.get(seat.user_id, "?"),
+                            seat.stack,
+                            seat.sitting_out,
+                            seat.user_id in bots,
+                        )
+                    )
+                out.append(stored)
+            return out
+
+    async def buy_in(
+        self, table_id: int, user_id: int, seat_no: int, amount: int, key: str
+    ) -> None:
+        try:
+            async with self.db.transaction() as s:
+                await ledger.buy_in(
+                    s, user_id=user_id, table_id=table_id, amount=amount, key=key, seat_no=seat_no
+                )
+        except StoreError as exc:
+            raise _refusal(exc) from None
+
+    async def top_up(self, table_id: int, user_id: int, amount: int, key: str) -> None:
+        try:
+            async with self.db.transaction() as s:
+                await ledger.buy_in(s, user_id=user_id, table_id=table_id, amount=amount, key=key)
+        except StoreError as exc:
+            raise _refusal(exc) from None
+
+    async def cash_out(self, table_id: int, user_id: int, key: str) -> int:
+        try:
+            async with self.db.transaction() as s:
+                posted = await ledger.cash_out(s, user_id=user_id, table_id=table_id, key=key)
+                player = await ledger.account_id(s, ledger.player_code(user_id))
+                return posted.amount_for(player)
+        except StoreError as exc:
+            raise _refusal(exc) from None
+
+    async def settle(self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int) -> None:
+        async with self.db.transaction() as s:
+            await ledger.settle_hand(s, table_id=table_id, key=hand_id, deltas=deltas, rake=rake)
+
+    async def save_settings(self, table_id: int, settings: TableSettings) -> None:
+        async with self.db.transaction() as s:
+            table = await get_table(s, table_id)
+            for name, value in _columns(settings).items():
+                setattr(table, name, value)
+            extra = dict(table.extra or {})
+            extra.update({name: getattr(settings, name) for name in EXTRA})
+            table.extra = extra
+
+    async def save_state(
+        self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
+    ) -> None:
+        async with self.db.transaction() as s:
+            table = await get_table(s, table_id)
+            extra = dict(table.extra or {})
+            extra["members"] = sorted(members)
+            extra["bots"] = sorted(bots)
+            table.extra = extra
+            if sitting_out:
+                seats = await s.scalars(
+                    select(Seat).where(
+                        Seat.table_id == table_id, Seat.user_id.in_(list(sitting_out))
+                    )
+                )
+                for seat in seats:
+                    seat.sitting_out = sitting_out[seat.user_id]
+
+    async def close(self, table_id: int) -> None:
+        async with self.db.transaction() as s:
+            table = await get_table(s, table_id)
+            table.status = "closed"
+
+    async def user_name(self, user_id: int) -> str:
+        async with self.db.session() as s:
+            name = await s.scalar(select(User.name).where(User.id == user_id))
+            return name or f"user{user_id}"
+
+    async def make_bot(self, table_id: int, number: int, chips: int) -> tuple[int, str]:
+        """A user for a bot, with `chips` granted from the bank to buy in with."""
+        for _ in range(5):
+            name = f"bot-{table_id}-{number}-{secrets.token_hex(2)}"[:20]
+            try:
+                async with self.db.transaction() as s:
+                    user = await accounts.register(
+                        s,
+                        name=name,
+                        email=f"{name}@bots.example.com",
+                        password_hash=UNUSABLE_HASH,
+                        starting_balance=chips,
+                    )
+                    return user.id, user.name
+            except NameTaken:
+                continue
+        raise TableError("bot_failed", "could not make a bot user")

@@ -1,0 +1,69 @@
+"""Fixtures for the table server: a fresh SQLite database, the fan-out, a fake clock."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from app.fanout import BaseFanout, create_fanout
+from app.store.db import Database
+from app.tables import FakeClock, LedgerTableStore, TableManager
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture
+async def sqlite_db(sqlite_template: Path, tmp_path: Path) -> AsyncIterator[Database]:
+    path = tmp_path / "stud.sqlite3"
+    shutil.copyfile(sqlite_template, path)
+    database = Database(f"sqlite+aiosqlite:///{path}")
+    try:
+        yield database
+    finally:
+        await database.dispose()
+
+
+async def redis_fanout() -> BaseFanout:
+    """The Redis fan-out, or a failure (CI) / skip when Redis is not there."""
+    import secrets
+
+    fanout = create_fanout(REDIS_URL, namespace=f"test{secrets.token_hex(4)}")
+    try:
+        await fanout.publish("ping", "x")
+    except Exception as exc:
+        await fanout.close()
+        message = f"Redis at {REDIS_URL} is unreachable: {exc!r}"
+        if IN_CI:
+            pytest.fail(f"{message} (CI=true: Redis tests must run)", pytrace=False)
+        pytest.skip(message)
+    return fanout
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def fanout(request: pytest.FixtureRequest) -> AsyncIterator[BaseFanout]:
+    fan = create_fanout("memory://") if request.param == "memory" else await redis_fanout()
+    try:
+        yield fan
+    finally:
+        await fan.close()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+async def manager(
+    sqlite_db: Database, fanout: BaseFanout, clock: FakeClock
+) -> AsyncIterator[TableManager]:
+    mgr = TableManager(LedgerTableStore(sqlite_db), fanout, clock)
+    try:
+        yield mgr
+    finally:
+        await mgr.stop()
