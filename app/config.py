@@ -22,6 +22,26 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     smtp_url: str | None = None
 
+    # Database: upgrade the schema at start (else refuse to start while it is behind).
+    auto_migrate: bool = True
+
+    # Accounts and play money (integers in the smallest chip unit).
+    starting_balance: int = 100_000
+    daily_topup_amount: int = 20_000
+    # a player whose balance plus seated chips is below this may claim the top-up once a day
+    daily_topup_threshold: int = 2_000
+    session_days: int = 30
+    session_cookie_name: str = "stud_session"
+    session_cookie_secure: bool = False  # set true behind HTTPS
+    # argon2id cost; the defaults are argon2-cffi's RFC 9106 low-memory profile
+    argon2_time_cost: int = 3
+    argon2_memory_kib: int = 65_536
+    argon2_parallelism: int = 4
+    # login attempts per sliding window, per name and per client address
+    login_window_seconds: float = 300.0
+    login_attempts_per_name: int = 10
+    login_attempts_per_ip: int = 50
+
     @property
     def effective_database_url(self) -> str:
         if self.database_url:

@@ -1,0 +1,99 @@
+"""The ledger's invariants, checked against the database (`python -m app ledger check`).
+
+1. every transaction's entries sum to zero, and so do all entries together;
+2. every account's balance equals the sum of its entries;
+3. no account but the bank holds a negative balance, and no seat a negative stack;
+4. every table's escrow equals the chips seated there.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.store.models import AccountKind, LedgerAccount, LedgerEntry, LedgerTransaction, Seat
+
+
+@dataclass
+class LedgerReport:
+    transactions: int = 0
+    entries: int = 0
+    entries_total: int = 0  # must be 0
+    totals: dict[str, int] = field(default_factory=dict)  # balance per account kind
+    seated: int = 0  # chips on all seats
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def lines(self) -> list[str]:
+        out = [
+            f"transactions: {self.transactions}",
+            f"entries: {self.entries} (sum {self.entries_total})",
+        ]
+        out += [f"{kind} balances: {self.totals.get(kind, 0)}" for kind in AccountKind]
+        out.append(f"all accounts: {sum(self.totals.values())}")
+        out.append(f"chips seated: {self.seated}")
+        out += [f"VIOLATION: {v}" for v in self.violations]
+        broken = f"ledger BROKEN: {len(self.violations)} violation(s)"
+        out.append("ledger OK" if self.ok else broken)
+        return out
+
+
+async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerReport:
+    """Check every invariant; report at most `limit` violations of each kind."""
+    report = LedgerReport()
+    report.transactions = await session.scalar(select(func.count(LedgerTransaction.id))) or 0
+    count, total = (
+        await session.execute(select(func.count(LedgerEntry.id), func.sum(LedgerEntry.amount)))
+    ).one()
+    report.entries, report.entries_total = int(count), int(total or 0)
+    if report.entries_total != 0:
+        report.violations.append(f"all entries together sum to {report.entries_total}, not 0")
+
+    unbalanced = await session.execute(
+        select(LedgerEntry.transaction_id, func.sum(LedgerEntry.amount))
+        .group_by(LedgerEntry.transaction_id)
+        .having(func.sum(LedgerEntry.amount) != 0)
+        .order_by(LedgerEntry.transaction_id)
+        .limit(limit)
+    )
+    report.violations += [f"transaction {t} sums to {s}" for t, s in unbalanced]
+
+    per_account = await session.execute(
+        select(LedgerEntry.account_id, func.sum(LedgerEntry.amount)).group_by(
+            LedgerEntry.account_id
+        )
+    )
+    sums = {account: int(total) for account, total in per_account}
+    seated: dict[int, int] = defaultdict(int)
+    for table_id, stack in await session.execute(select(Seat.table_id, Seat.stack)):
+        seated[table_id] += stack
+        report.seated += stack
+        if stack < 0:
+            report.violations.append(f"a seat at table {table_id} holds {stack} chips")
+    escrowed: set[int] = set()
+    found: list[str] = []
+    for account in await session.scalars(select(LedgerAccount).order_by(LedgerAccount.id)):
+        report.totals[account.kind] = report.totals.get(account.kind, 0) + account.balance
+        posted = int(sums.get(account.id, 0))
+        if account.balance != posted:
+            found.append(f"{account.code} holds {account.balance} but its entries sum to {posted}")
+        if account.kind != AccountKind.BANK and account.balance < 0:
+            found.append(f"{account.code} is negative: {account.balance}")
+        if account.kind == AccountKind.ESCROW and account.table_id is not None:
+            escrowed.add(account.table_id)
+            if account.balance != seated.get(account.table_id, 0):
+                found.append(
+                    f"{account.code} holds {account.balance} but "
+                    f"{seated.get(account.table_id, 0)} chips are seated there"
+                )
+    found += [f"table {t} has seats but no escrow account" for t in seated if t not in escrowed]
+    report.violations += found[:limit]
+    if sum(report.totals.values()) != 0:
+        report.violations.append(f"all balances sum to {sum(report.totals.values())}, not 0")
+    return report

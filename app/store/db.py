@@ -1,0 +1,82 @@
+"""The database handle: one async engine and its sessions, from a URL.
+
+SQLite (the embedded default) and PostgreSQL behave alike here: foreign keys are on, and a
+write transaction (`Database.transaction`) takes the write lock at BEGIN on SQLite
+(`BEGIN IMMEDIATE`), so writers queue instead of failing half-way; on PostgreSQL the ledger
+locks the rows it changes with `SELECT … FOR UPDATE`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+_IMMEDIATE = "stud_sqlite_immediate"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+class Database:
+    """An engine and a session factory. Create one per process (or per test) and `dispose()` it."""
+
+    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+        self.url = make_url(url)
+        self.backend = self.url.get_backend_name()  # "sqlite" or "postgresql"
+        if self.is_sqlite:
+            database = self.url.database or ""
+            if database and database != ":memory:" and not database.startswith("file:"):
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+        self.engine: AsyncEngine = create_async_engine(self.url, **engine_kwargs)
+        if self.is_sqlite:
+            _sqlite_transactions(self.engine)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.backend == "sqlite"
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction: commits when the block ends, rolls back if it raises."""
+        async with self.sessions() as session, session.begin():
+            if self.is_sqlite:
+                await session.connection(execution_options={_IMMEDIATE: True})
+            yield session
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A session for reads (and small writes the caller commits itself)."""
+        async with self.sessions() as session:
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+def _sqlite_transactions(engine: AsyncEngine) -> None:
+    """Let SQLAlchemy, not the sqlite3 module, say BEGIN (the recipe in SQLAlchemy's docs)."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the driver emits no BEGIN of its own
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(_IMMEDIATE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

@@ -1,0 +1,118 @@
+"""Typed errors of the store: each carries a stable `code` and a message a player can read."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base of every refusal the store makes on purpose (never a bug or an outage)."""
+
+    code = "store_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# --- accounts -------------------------------------------------------------------------------
+
+
+class AccountError(StoreError):
+    code = "account_error"
+
+
+class InvalidName(AccountError):
+    code = "invalid_name"
+
+
+class NameTaken(AccountError):
+    code = "name_taken"
+
+
+class WeakPassword(AccountError):
+    code = "weak_password"
+
+
+class InvalidEmail(AccountError):
+    code = "invalid_email"
+
+
+class BadCredentials(AccountError):
+    code = "bad_credentials"
+
+
+# --- ledger ---------------------------------------------------------------------------------
+
+
+class LedgerError(StoreError):
+    """A ledger operation was refused; nothing was written."""
+
+    code = "ledger_error"
+
+
+class InvalidAmount(LedgerError):
+    code = "invalid_amount"
+
+
+class UnbalancedTransaction(LedgerError):
+    code = "unbalanced_transaction"
+
+
+class AccountNotFound(LedgerError):
+    code = "account_not_found"
+
+
+class InsufficientFunds(LedgerError):
+    """The move would take an account (or a seat's stack) below zero."""
+
+    code = "insufficient_funds"
+
+    def __init__(self, message: str, *, account: str = "", balance: int = 0, needed: int = 0):
+        super().__init__(message)
+        self.account = account
+        self.balance = balance
+        self.needed = needed
+
+
+class IdempotencyConflict(LedgerError):
+    """The key was already posted with different entries: a caller bug, never a retry."""
+
+    code = "idempotency_conflict"
+
+
+class TableNotFound(LedgerError):
+    code = "table_not_found"
+
+
+class TableClosed(LedgerError):
+    code = "table_closed"
+
+
+class NotSeated(LedgerError):
+    code = "not_seated"
+
+
+class SeatTaken(LedgerError):
+    code = "seat_taken"
+
+
+class InvalidSeat(LedgerError):
+    code = "invalid_seat"
+
+
+class BuyInOutOfRange(LedgerError):
+    code = "buy_in_out_of_range"
+
+
+class TopUpNotAllowed(LedgerError):
+    code = "topup_not_allowed"
+
+
+class TopUpAlreadyClaimed(LedgerError):
+    code = "topup_already_claimed"
+
+
+# --- schema ---------------------------------------------------------------------------------
+
+
+class SchemaError(RuntimeError):
+    """The database schema does not match this code (too new, or behind with auto-upgrade off)."""

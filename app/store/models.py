@@ -1,0 +1,211 @@
+"""The tables of the house: accounts, sessions, the double-entry ledger, poker tables and seats.
+
+Money columns are integers in the table's smallest chip unit. The database itself refuses a
+negative balance (player, escrow, house) and a negative stack: the code checks first to give a
+clear error, the CHECK constraints are the guarantee. Later migrations add hands and the mail
+outbox; keep this module in step with `migrations/versions`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    UniqueConstraint,
+    false,
+    func,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from app.store.types import BigId, UTCDateTime, utcnow
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _created() -> Mapped[datetime]:
+    return mapped_column(UTCDateTime, default=utcnow, server_default=func.current_timestamp())
+
+
+class AccountKind(StrEnum):
+    PLAYER = "player"  # a user's chips off the tables
+    ESCROW = "escrow"  # the chips seated at one table
+    HOUSE = "house"  # rake
+    BANK = "bank"  # issues play money; the only account that may go negative
+
+
+class TxKind(StrEnum):
+    SIGNUP_GRANT = "signup_grant"
+    DAILY_TOPUP = "daily_topup"
+    BUY_IN = "buy_in"
+    CASH_OUT = "cash_out"
+    HAND_SETTLEMENT = "hand_settlement"
+    TRANSFER = "transfer"  # generic: operator adjustments, grants
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    # casefolded name: names are unique whatever their case
+    name_key: Mapped[str] = mapped_column(String(32), unique=True)
+    email: Mapped[str] = mapped_column(String(254), index=True)
+    email_verified: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = _created()
+
+
+class AuthSession(Base):
+    """One login. The bearer token and the cookie carry the same token; only its hash is kept."""
+
+    __tablename__ = "auth_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = _created()
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+
+
+class LedgerAccount(Base):
+    __tablename__ = "ledger_accounts"
+    __table_args__ = (
+        CheckConstraint("kind IN ('player', 'escrow', 'house', 'bank')", name="kind"),
+        CheckConstraint(
+            "(kind = 'player' AND user_id IS NOT NULL AND table_id IS NULL)"
+            " OR (kind = 'escrow' AND table_id IS NOT NULL AND user_id IS NULL)"
+            " OR (kind IN ('house', 'bank') AND user_id IS NULL AND table_id IS NULL)",
+            name="owner",
+        ),
+        # The guarantee behind "a balance never goes below zero": only the issuer may.
+        CheckConstraint("kind = 'bank' OR balance >= 0", name="balance_nonnegative"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    # "bank", "house", "player:<user id>", "escrow:<table id>"
+    code: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    table_id: Mapped[int | None] = mapped_column(ForeignKey("poker_tables.id"), default=None)
+    balance: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    created_at: Mapped[datetime] = _created()
+
+
+class LedgerTransaction(Base):
+    __tablename__ = "ledger_transactions"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    # "<kind>:<caller's key>": a retried request posts once
+    idempotency_key: Mapped[str] = mapped_column(String(255), unique=True)
+    memo: Mapped[str] = mapped_column(String(500), default="", server_default="")
+    created_at: Mapped[datetime] = _created()
+
+
+class LedgerEntry(Base):
+    __tablename__ = "ledger_entries"
+    __table_args__ = (
+        UniqueConstraint("transaction_id", "account_id"),
+        CheckConstraint("amount <> 0", name="amount_nonzero"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"))
+    account_id: Mapped[int] = mapped_column(ForeignKey("ledger_accounts.id"), index=True)
+    amount: Mapped[int] = mapped_column(BigInteger)
+
+
+class PokerTable(Base):
+    """A table's settings (RULES.md R1–R4, R19, R22, R25), so it comes back after a restart."""
+
+    __tablename__ = "poker_tables"
+    __table_args__ = (
+        CheckConstraint("variant IN ('stud', 'stud8', 'razz')", name="variant"),
+        CheckConstraint("small_bet > 0 AND big_bet >= small_bet", name="bets"),
+        CheckConstraint("ante >= 0 AND bring_in > 0 AND bring_in <= small_bet", name="forced"),
+        CheckConstraint("max_seats BETWEEN 2 AND 8", name="max_seats"),
+        CheckConstraint("rake_bps BETWEEN 0 AND 10000 AND rake_cap >= 0", name="rake"),
+        CheckConstraint("action_timer_ms > 0 AND hand_pause_ms >= 0", name="timers"),
+        CheckConstraint("timeout_action IN ('all_in', 'fold')", name="timeout_action"),
+        CheckConstraint(
+            "showdown_first_when_checked IN ('first_to_act', 'lowest_seat')", name="showdown"
+        ),
+        CheckConstraint("status IN ('open', 'closed')", name="status"),
+        CheckConstraint("max_buy_in IS NULL OR max_buy_in > 0", name="max_buy_in"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    variant: Mapped[str] = mapped_column(String(8), default="stud")
+    small_bet: Mapped[int] = mapped_column(BigInteger)
+    big_bet: Mapped[int] = mapped_column(BigInteger)
+    ante: Mapped[int] = mapped_column(BigInteger, default=0)
+    bring_in: Mapped[int] = mapped_column(BigInteger)
+    max_buy_in: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    max_seats: Mapped[int] = mapped_column(Integer, default=8)
+    action_timer_ms: Mapped[int] = mapped_column(Integer, default=10_000)
+    hand_pause_ms: Mapped[int] = mapped_column(Integer, default=3_000)
+    rake_bps: Mapped[int] = mapped_column(Integer, default=0)
+    rake_cap: Mapped[int] = mapped_column(BigInteger, default=0)
+    rake_third_street: Mapped[bool] = mapped_column(Boolean, default=False)
+    timeout_action: Mapped[str] = mapped_column(String(16), default="all_in")
+    showdown_first_when_checked: Mapped[str] = mapped_column(String(16), default="first_to_act")
+    private: Mapped[bool] = mapped_column(Boolean, default=False)
+    invite_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    password_hash: Mapped[str | None] = mapped_column(String(255), default=None)
+    host_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    # settings added later without a migration; typed columns are preferred
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = _created()
+
+    # loaded by `app.store.tables` (get_table, open_tables); never lazily
+    seats: Mapped[list[Seat]] = relationship(
+        order_by="Seat.seat_no", lazy="raise_on_sql", viewonly=True
+    )
+
+    @property
+    def min_buy_in(self) -> int:
+        """R3: at least ten small bets."""
+        return 10 * self.small_bet
+
+
+class Seat(Base):
+    """A player seated at a table with their stack; the table's escrow holds exactly these."""
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("table_id", "seat_no"),
+        UniqueConstraint("table_id", "user_id"),
+        CheckConstraint("seat_no >= 0", name="seat_no"),
+        CheckConstraint("stack >= 0", name="stack_nonnegative"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("poker_tables.id"))
+    seat_no: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    stack: Mapped[int] = mapped_column(BigInteger, default=0)
+    sitting_out: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = _created()
