@@ -2,15 +2,49 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
-from app.config import get_settings
+from app.api import accounts, lobby, ws
+from app.config import Settings, get_settings
+from app.fanout import create_fanout
+from app.store.db import Database
+from app.store.migrate import ensure_schema
 
 
-def create_app() -> FastAPI:
-    settings = get_settings()
-    application = FastAPI(title=f"{settings.site_name}: Seven Card Stud")
+@asynccontextmanager
+async def table_server(application: FastAPI) -> AsyncIterator[None]:
+    """The table server's lifespan: database, fan-out, every open table restored.
+    Skipped when a test has already started the services on `app.state`."""
+    if getattr(application.state, "table_services", None) is not None:
+        yield
+        return
+    settings: Settings = application.state.settings
+    db = Database(settings.effective_database_url)
+    await ensure_schema(db, auto_upgrade=settings.auto_migrate)  # or refuse to start
+    application.state.db = db
+    fanout = create_fanout(settings.fanout_url)
+    origins = getattr(settings, "allowed_origins", None) or os.environ.get("ALLOWED_ORIGINS", "")
+    allowed = frozenset(o.strip() for o in str(origins).split(",") if o.strip())
+    await lobby.start_table_services(application, db=db, fanout=fanout, allowed_origins=allowed)
+    try:
+        yield
+    finally:
+        await lobby.stop_table_services(application)
+        await fanout.close()
+        await db.dispose()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    application = FastAPI(title=f"{settings.site_name}: Seven Card Stud", lifespan=table_server)
+    accounts.install(application, settings)  # sets app.state.settings
+    application.include_router(lobby.router)
+    application.include_router(ws.router)
 
     @application.get("/health")
     async def health() -> dict[str, str]:

@@ -1,0 +1,244 @@
+"""The lobby: list public tables, create a table, join a private one by its invite, and the
+host's commands over HTTP (the same commands exist on the table's WebSocket).
+
+The table services (`TableServices`: the database, the `TableManager`, password hashing and
+allowed WebSocket origins) live on `app.state.table_services`, set up by
+`start_table_services` in the app's lifespan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import HTTPConnection
+
+from app.config import get_settings
+from app.fanout import BaseFanout
+from app.store import accounts
+from app.store.db import Database
+from app.store.passwords import Passwords
+from app.tables import Clock, LedgerTableStore, Table, TableError, TableManager, TableSettings
+from app.tables import messages as m
+
+
+@dataclass
+class TableServices:
+    db: Database
+    fanout: BaseFanout
+    manager: TableManager
+    passwords: Passwords
+    allowed_origins: frozenset[str] = field(default_factory=frozenset)
+
+
+async def start_table_services(
+    app: FastAPI,
+    *,
+    db: Database,
+    fanout: BaseFanout,
+    clock: Clock | None = None,
+    passwords: Passwords | None = None,
+    allowed_origins: frozenset[str] = frozenset(),
+    manager: TableManager | None = None,
+) -> TableServices:
+    """Make the table manager, restore the open tables from the database, publish it on
+    `app.state.table_services`."""
+    manager = manager or TableManager(LedgerTableStore(db), fanout, clock)
+    await manager.restore()
+    services = TableServices(
+        db,
+        fanout,
+        manager,
+        passwords or Passwords(time_cost=1, memory_kib=8192, parallelism=1),
+        allowed_origins,
+    )
+    app.state.table_services = services
+    return services
+
+
+async def stop_table_services(app: FastAPI) -> None:
+    services: TableServices | None = getattr(app.state, "table_services", None)
+    if services is not None:
+        await services.manager.stop()
+
+
+def get_services(conn: HTTPConnection) -> TableServices:
+    services: TableServices | None = getattr(conn.app.state, "table_services", None)
+    if services is None:
+        raise HTTPException(503, "the table server is not running")
+    return services
+
+
+@dataclass(frozen=True)
+class Player:
+    user_id: int
+    name: str
+
+
+def token_of(conn: HTTPConnection) -> str | None:
+    """The session token: `Authorization: Bearer`, the session cookie, or (WebSocket only,
+    where browsers cannot set headers) the `token` query parameter."""
+    auth = conn.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    cookie = conn.cookies.get(get_settings().session_cookie_name)
+    if cookie:
+        return cookie
+    if conn.scope["type"] == "websocket":
+        return conn.query_params.get("token")
+    return None
+
+
+async def authenticate(conn: HTTPConnection, services: TableServices) -> Player | None:
+    token = token_of(conn)
+    if not token:
+        return None
+    async with services.db.session() as s:
+        found = await accounts.session_user(s, token)
+    return None if found is None else Player(found[0].id, found[0].name)
+
+
+async def current_player(
+    request: Request, services: Annotated[TableServices, Depends(get_services)]
+) -> Player:
+    player = await authenticate(request, services)
+    if player is None:
+        raise HTTPException(401, "log in first", headers={"WWW-Authenticate": "Bearer"})
+    return player
+
+
+Services = Annotated[TableServices, Depends(get_services)]
+CurrentPlayer = Annotated[Player, Depends(current_player)]
+router = APIRouter(prefix="/api/tables", tags=["tables"])
+
+
+class CreateTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    variant: Literal["stud", "stud8", "razz"] = "stud"
+    small_bet: Annotated[int, Field(gt=0, le=10**9)]
+    big_bet: Annotated[int, Field(gt=0, le=2 * 10**9)] | None = None
+    ante: Annotated[int, Field(ge=0, le=10**9)] = 0
+    bring_in: Annotated[int, Field(gt=0, le=10**9)] | None = None
+    max_buy_in: Annotated[int, Field(gt=0)] | None = None
+    max_seats: Annotated[int, Field(ge=2, le=8)] = 8
+    action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
+    hand_pause_ms: Annotated[int, Field(ge=0, le=60_000)] = 3_000
+    rake_bps: Annotated[int, Field(ge=0, le=10_000)] = 0
+    rake_cap: Annotated[int, Field(ge=0)] = 0
+    rake_third_street: bool = False
+    timeout_action: Literal["all_in", "fold"] = "all_in"
+    showdown_first_when_checked: Literal["first_to_act", "lowest_seat"] = "first_to_act"
+    sit_out_limit: Annotated[int, Field(ge=0, le=1000)] = 3
+    bot_delay_ms: Annotated[int, Field(ge=0, le=60_000)] = 800
+    private: bool = False
+    password: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+
+
+class JoinTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    invite: Annotated[str, Field(min_length=1, max_length=128)]
+    password: Annotated[str, Field(max_length=128)] | None = None
+
+
+def refuse(exc: TableError, status: int = 400) -> HTTPException:
+    return HTTPException(status, {"code": exc.code, "message": exc.message})
+
+
+def may_see(table: Table, player: Player | None) -> bool:
+    if not table.settings.private:
+        return True
+    return player is not None and (
+        player.user_id in table.members or player.user_id == table.host_user_id
+    )
+
+
+def find_table(services: TableServices, table_id: int, player: Player | None) -> Table:
+    table = services.manager.get(table_id)
+    if table is None or not may_see(table, player):
+        raise HTTPException(404, "no such table")  # a private table is not confirmed
+    return table
+
+
+@router.get("")
+async def list_tables(services: Services) -> dict[str, Any]:
+    tables = sorted(services.manager.public_tables(), key=lambda t: t.id)
+    return {"tables": [t.summary() for t in tables]}
+
+
+@router.post("", status_code=201)
+async def create_table(body: CreateTable, services: Services, player: CurrentPlayer) -> Any:
+    values = body.model_dump(exclude={"password"})
+    values["big_bet"] = values["big_bet"] or 2 * body.small_bet
+    values["bring_in"] = values["bring_in"] or max(1, body.small_bet // 2)
+    try:
+        settings = TableSettings(**values)
+    except TableError as exc:
+        raise refuse(exc, 422) from None
+    password_hash = None
+    if body.password and body.private:
+        password_hash = await services.passwords.hash(body.password)
+    table = await services.manager.create(
+        settings, host_user_id=player.user_id, password_hash=password_hash
+    )
+    return {
+        "table": table.summary(),
+        "invite": table.invite_token,
+        "ws": f"/ws/tables/{table.id}",
+    }
+
+
+@router.post("/join")
+async def join_table(body: JoinTable, services: Services, player: CurrentPlayer) -> Any:
+    table = services.manager.by_invite(body.invite)
+    if table is None:
+        raise HTTPException(404, "no such table")
+    if table.password_hash is not None and not await services.passwords.verify(
+        table.password_hash, body.password or ""
+    ):
+        raise HTTPException(403, {"code": "bad_password", "message": "wrong table password"})
+    table.members.add(player.user_id)
+    return {"table": table.summary(), "ws": f"/ws/tables/{table.id}"}
+
+
+@router.get("/{table_id}")
+async def get_table(table_id: int, services: Services, player: CurrentPlayer) -> Any:
+    table = find_table(services, table_id, player)
+    return {"table": table.summary(), "settings": table.info(), "seats": table.seat_list()}
+
+
+class HostCommand(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
+    changes: dict[str, Any] | None = None
+    seat: Annotated[int, Field(ge=0, le=7)] | None = None
+    count: Annotated[int, Field(ge=1, le=7)] | None = None
+
+
+def host_message(user_id: int, body: HostCommand) -> m.Message:
+    if body.command == "settings":
+        return m.HostSettings(user_id, body.changes or {})
+    if body.command in ("pause", "resume"):
+        return m.HostPause(user_id, body.command == "pause")
+    if body.command == "remove":
+        if body.seat is None:
+            raise HTTPException(422, "name the seat to free")
+        return m.HostRemove(user_id, body.seat)
+    if body.command == "bots":
+        return m.HostBots(user_id, body.count or 1)
+    return m.HostClose(user_id)
+
+
+@router.post("/{table_id}/host")
+async def host_command(
+    table_id: int, body: HostCommand, services: Services, player: CurrentPlayer
+) -> Any:
+    table = find_table(services, table_id, player)
+    try:
+        result = await table.request(host_message(player.user_id, body))
+    except TableError as exc:
+        raise refuse(exc, 403 if exc.code == "not_host" else 400) from None
+    return {"result": result}

@@ -1,0 +1,290 @@
+"""The table WebSocket: `/ws/tables/{id}` (docs/protocol.md).
+
+On connect: the `Origin` must be the server's own host (or an allowed origin), the client
+must be logged in (bearer header, session cookie, or `?token=`), and a private table needs
+its invite (`?invite=`, or an earlier `POST /api/tables/join`). The socket then follows the
+table's public channel and, while seated, its seat's private channel; `?last_v=&epoch=` on
+reconnect brings what was missed (or a snapshot).
+
+One task reads the client's messages and asks the table; another forwards the fan-out's
+events. The subscription's bounded queue is the client's send queue: a client that falls
+behind is dropped (close code 4008) and resyncs when it reconnects; the table never waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
+
+from app.api import protocol as p
+from app.api.lobby import Player, TableServices, authenticate, get_services
+from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
+from app.tables import Table, TableError
+from app.tables import messages as m
+from app.tables.table import version_of
+
+log = logging.getLogger("app.api.ws")
+router = APIRouter()
+
+RATE = 20.0  # messages per second, sustained
+BURST = 40.0
+MAX_REFUSED = 200  # rate-limited messages before the socket is closed
+SEND_QUEUE = 512  # events a client may fall behind before it is dropped
+CLOSE_POLICY = 1008
+CLOSE_SLOW = 4008
+CLOSE_NO_TABLE = 4004
+CLOSE_AUTH = 4001
+
+
+def origin_allowed(ws: WebSocket, allowed: frozenset[str]) -> bool:
+    """Browsers always send `Origin`; it must name this server (or an allowed origin).
+    Clients that are not browsers send none."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in allowed:
+        return True
+    host = ws.headers.get("host", "")
+    return bool(host) and urlsplit(origin).netloc == host
+
+
+class RateLimit:
+    __slots__ = ("last", "refused", "tokens")
+
+    def __init__(self) -> None:
+        self.tokens = BURST
+        self.last = time.monotonic()
+        self.refused = 0
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(BURST, self.tokens + (now - self.last) * RATE)
+        self.last = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.refused += 1
+        return False
+
+
+class Connection:
+    """One client's socket at one table."""
+
+    def __init__(self, ws: WebSocket, table: Table, player: Player, sub: Subscription) -> None:
+        self.ws = ws
+        self.table = table
+        self.player = player
+        self.sub = sub
+        self.seat: int | None = None
+        self.last_sent = 0
+        self.lock = asyncio.Lock()
+
+    async def send(self, text: str) -> None:
+        async with self.lock:
+            await self.ws.send_text(text)
+
+    async def reply(self, data: dict[str, Any]) -> None:
+        await self.send(json.dumps(data, separators=(",", ":")))
+
+    async def follow_seat(self, seat: int | None) -> None:
+        if seat == self.seat:
+            return
+        if self.seat is not None:
+            await self.sub.remove(channels.seat(self.table.id, self.seat))
+        self.seat = seat
+        if seat is not None:
+            await self.sub.add(channels.seat(self.table.id, seat))
+
+    async def resync(self, last_v: int | None, epoch: str | None) -> None:
+        answer = await self.table.request(m.Resync(self.player.user_id, last_v, epoch))
+        async with self.lock:
+            if answer["snapshot"] is not None:
+                text = json.dumps(answer["snapshot"], separators=(",", ":"))
+                await self.ws.send_text(text)
+            for text in answer["events"]:
+                await self.ws.send_text(text)
+            self.last_sent = answer["v"]
+
+    async def pump(self) -> None:
+        """Forward the table's events in order, each once."""
+        user_marker = f'"user_id":{self.player.user_id},'
+        async for _channel, text in self.sub:
+            if text is GAP:
+                await self.resync(self.last_sent, self.table.epoch)
+                continue
+            v = version_of(text)
+            if v <= self.last_sent:
+                continue  # already sent (a resync, or the private twin of a placeholder)
+            async with self.lock:
+                if v <= self.last_sent:
+                    continue
+                await self.ws.send_text(text)
+                self.last_sent = v
+            if '"type":"left"' in text and user_marker in text:
+                await self.follow_seat(None)
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_socket(ws: WebSocket, table_id: int) -> None:
+    services = get_services(ws)
+    if not origin_allowed(ws, services.allowed_origins):
+        await ws.close(code=CLOSE_POLICY, reason="origin not allowed")
+        return
+    player = await authenticate(ws, services)
+    if player is None:
+        await ws.close(code=CLOSE_AUTH, reason="log in first")
+        return
+    table = services.manager.get(table_id)
+    if table is None or not await admitted(ws, table, player, services):
+        await ws.close(code=CLOSE_NO_TABLE, reason="no such table")
+        return
+    await ws.accept()
+    await serve(ws, table, player, services)
+
+
+async def admitted(ws: WebSocket, table: Table, player: Player, services: TableServices) -> bool:
+    if not table.settings.private:
+        return True
+    if player.user_id in table.members or player.user_id == table.host_user_id:
+        return True
+    invite = ws.query_params.get("invite")
+    if invite and table.password_hash is None and table.invite_token:
+        import hmac
+
+        if hmac.compare_digest(invite, table.invite_token):
+            table.members.add(player.user_id)
+            return True
+    return False
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return None if value is None else int(value)
+    except ValueError:
+        return None
+
+
+async def serve(ws: WebSocket, table: Table, player: Player, services: TableServices) -> None:
+    table.watchers += 1
+    sub = services.fanout.subscribe(channels.table(table.id), queue_size=SEND_QUEUE)
+    conn = Connection(ws, table, player, sub)
+    pump: asyncio.Task[None] | None = None
+    try:
+        await sub
+        joined = await table.request(m.Join(player.user_id))
+        await conn.follow_seat(joined["seat"])
+        await conn.resync(_int(ws.query_params.get("last_v")), ws.query_params.get("epoch"))
+        pump = asyncio.create_task(conn.pump())
+        reader = asyncio.create_task(read(conn))
+        done, _ = await asyncio.wait({pump, reader}, return_when=asyncio.FIRST_COMPLETED)
+        if (
+            pump in done
+            and not pump.cancelled()
+            and isinstance(pump.exception(), SubscriptionOverflow)
+        ):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await reader
+    except (WebSocketDisconnect, TableError):
+        pass
+    finally:
+        table.watchers -= 1
+        if pump is not None:
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pump
+        await sub.close()
+
+
+async def read(conn: Connection) -> None:
+    ws = conn.ws
+    limit = RateLimit()
+    while True:
+        try:
+            text = await ws.receive_text()
+        except (WebSocketDisconnect, RuntimeError, KeyError):
+            return  # KeyError: a bytes frame (receive_text wants text)
+        if len(text) > p.MAX_FRAME:
+            await conn.reply(p.error("too_large", f"messages are at most {p.MAX_FRAME} bytes"))
+            continue
+        if not limit.allow():
+            if limit.refused > MAX_REFUSED:
+                await ws.close(CLOSE_POLICY, "too many messages")
+                return
+            await conn.reply(p.error("rate_limited", "slow down"))
+            continue
+        await handle(conn, text)
+
+
+async def handle(conn: Connection, text: str) -> None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        await conn.reply(p.error("bad_json", "that is not JSON"))
+        return
+    ref = data.get("ref") if isinstance(data, dict) and isinstance(data.get("ref"), str) else None
+    try:
+        msg = p.client_message.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            code, message = "unknown_type", "unknown message type"
+        else:
+            where = ".".join(str(x) for x in first["loc"])
+            code, message = "invalid_message", f"{where}: {first['msg']}"
+        await conn.reply(p.error(code, message, ref[:64] if ref else None))
+        return
+    try:
+        result = await dispatch(conn, msg)
+    except TableError as exc:
+        await conn.reply(p.error(exc.code, exc.message, msg.ref))
+        return
+    await conn.reply({"type": "ok", "ref": msg.ref, "result": result})
+
+
+async def dispatch(conn: Connection, msg: Any) -> Any:
+    user = conn.player.user_id
+    table = conn.table
+    if isinstance(msg, p.Ping):
+        return {"pong": True}
+    if isinstance(msg, p.ResyncMsg):
+        await conn.resync(msg.last_v, msg.epoch)
+        return {"v": conn.last_sent}
+    if isinstance(msg, p.SitMsg):
+        before = conn.seat
+        await conn.follow_seat(msg.seat)  # before the table deals to it
+        try:
+            return await table.request(
+                m.Sit(user, conn.player.name, msg.seat, msg.amount, msg.request_id)
+            )
+        except TableError:
+            await conn.follow_seat(before)
+            raise
+    if isinstance(msg, p.ActMsg):
+        return await table.request(m.Act(user, msg.hand_id, msg.turn_id, msg.action, msg.amount))
+    if isinstance(msg, p.ChatMsg):
+        return await table.request(m.Chat(user, conn.player.name, msg.text))
+    simple: dict[type, Any] = {
+        p.TopUpMsg: lambda x: m.TopUp(user, x.amount, x.request_id),
+        p.LeaveMsg: lambda x: m.Leave(user),
+        p.SitOutMsg: lambda x: m.SitOut(user),
+        p.SitInMsg: lambda x: m.SitIn(user),
+        p.AutoPostMsg: lambda x: m.AutoPost(user, x.on),
+        p.PostAnteMsg: lambda x: m.PostAnte(user),
+        p.HostSettingsMsg: lambda x: m.HostSettings(user, x.changes),
+        p.HostPauseMsg: lambda x: m.HostPause(user, x.paused),
+        p.HostRemoveMsg: lambda x: m.HostRemove(user, x.seat),
+        p.HostBotsMsg: lambda x: m.HostBots(user, x.count),
+        p.HostCloseMsg: lambda x: m.HostClose(user),
+    }
+    return await table.request(simple[type(msg)](msg))
