@@ -86,7 +86,7 @@ class CardDealt(Event):
 
     @property
     def audience(self) -> int | None:
-        return None if self.face_up else self.seat
+        return None if self.face_up or self.card is None else self.seat
 
     def public(self) -> Event:
         if self.face_up:

@@ -288,6 +288,8 @@ class Hand:
         if not allowed:
             raise IllegalAction(missing)
         if amount is None:
+            if len(allowed) > 1:
+                raise IllegalAction(wrong.format(" or ".join(str(a) for a in allowed)))
             return kind, allowed[0]
         if amount not in allowed:
             raise IllegalAction(wrong.format(" or ".join(str(a) for a in allowed)))
