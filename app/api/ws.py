@@ -221,9 +221,18 @@ async def read(conn: Connection) -> None:
             if limit.refused > MAX_REFUSED:
                 await ws.close(CLOSE_POLICY, "too many messages")
                 return
-            await conn.reply(p.error("rate_limited", "slow down"))
+            await conn.reply(p.error("rate_limited", "slow down", ref_of(text)))
             continue
         await handle(conn, text)
+
+
+def ref_of(text: str) -> str | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    ref = data.get("ref") if isinstance(data, dict) else None
+    return ref[:64] if isinstance(ref, str) else None
 
 
 async def handle(conn: Connection, text: str) -> None:

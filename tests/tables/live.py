@@ -154,7 +154,10 @@ class Client:
                 self.changed.clear()
                 await self.changed.wait()
 
-        return await asyncio.wait_for(find(), timeout)
+        try:
+            return await asyncio.wait_for(find(), timeout)
+        except TimeoutError:
+            raise TimeoutError(f"waited {timeout}s; last frames {self.frames[-4:]}") from None
 
     async def call(self, msg: dict[str, Any], timeout: float = 5.0) -> Frame:
         ref = f"r{next(self._refs)}"

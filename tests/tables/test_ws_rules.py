@@ -1,0 +1,236 @@
+"""Refusals, reconnects, timeouts and secrecy over real WebSockets."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from app.api import ws as ws_module
+from app.fanout import BaseFanout
+from app.store.db import Database
+from app.tables import FakeClock
+from tests.tables.live import Client, Frame, Live, live_server
+from tests.tables.test_ws_play import PAUSE, calldown, chips, drive, seat_players
+
+
+@pytest.fixture
+async def live(sqlite_db: Database, fanout: BaseFanout, clock: FakeClock) -> AsyncIterator[Live]:
+    async with live_server(sqlite_db, fanout, clock) as server:
+        yield server
+
+
+async def first_turn(client: Client, start: int = 0) -> Frame:
+    return await client.wait(lambda f: f.get("type") == "turn", start=start)
+
+
+async def test_repeated_late_forged_and_out_of_turn_actions_are_refused(live: Live) -> None:
+    table_id, clients, users = await seat_players(live, 2, timeout_action="fold")
+    await live.settle(table_id, PAUSE)
+    turn = await first_turn(clients[0])
+    actor, other = clients[turn["seat"]], clients[1 - turn["seat"]]
+    act = {"type": "act", "hand_id": turn["hand_id"], "turn_id": turn["turn_id"]}
+    bring_in = {"action": "bring_in", "amount": turn["legal"]["bring_in"]}
+
+    out_of_turn = await other.call({**act, **bring_in})
+    assert out_of_turn["code"] == "not_your_turn"
+    forged = await actor.call({**act, "hand_id": "deadbeefdeadbeef", **bring_in})
+    assert forged["code"] == "stale_hand"
+    illegal = await actor.call({**act, "action": "bring_in", "amount": 7})
+    assert illegal["code"] == "illegal_action"
+    check = await actor.call({**act, "action": "check"})
+    assert check["code"] == "illegal_action"
+    stack_before = live.table(table_id).hand
+    assert stack_before is not None
+    ok = await actor.call({**act, **bring_in})
+    assert ok["type"] == "ok"
+    repeated = await actor.call({**act, **bring_in})
+    assert repeated["code"] == "stale_turn"
+    assert sum(1 for f in actor.frames if f.get("type") == "brought_in") == 1
+
+    # a late action: the other player's turn times out, then they act on it
+    turn2 = await first_turn(actor, start=actor.frames.index(ok))
+    await live.settle(table_id, 10.0)
+    late = await other.call(
+        {"type": "act", "hand_id": turn2["hand_id"], "turn_id": turn2["turn_id"], "action": "call"}
+    )
+    assert late["code"] in ("stale_turn", "stale_hand")
+    assert any(f.get("type") == "timed_out" for f in actor.frames)
+    await live.settle(table_id)
+    total = 2 * 100_000
+    assert await chips(live, table_id, users) == (total, total)
+
+
+async def test_bad_frames_get_clear_errors_and_change_nothing(live: Live) -> None:
+    table_id, clients, _ = await seat_players(live, 2)
+    c = clients[0]
+    v = live.table(table_id).version
+    assert (await c.send_raw("{nope"))["code"] == "bad_json"
+    assert (await c.send_raw(json.dumps({"type": "dance"})))["code"] == "unknown_type"
+    assert (await c.send_raw(json.dumps({"type": "sit", "seat": 9})))["code"] == "invalid_message"
+    big = json.dumps({"type": "chat", "text": "x" * 3000})
+    assert (await c.send_raw(big))["code"] == "invalid_message"
+    long_chat = await c.call({"type": "chat", "text": "y" * 201})
+    assert long_chat["code"] == "invalid_message"
+    second = await c.call({"type": "sit", "seat": 5, "amount": 2000, "request_id": "again"})
+    assert second["code"] == "already_seated"
+    assert live.table(table_id).version == v
+    assert (await c.call({"type": "chat", "text": "gl"}))["type"] == "ok"
+    await clients[1].wait(lambda f: f.get("type") == "chat" and f["text"] == "gl")
+    # a frame over 4 KiB closes the socket (uvicorn's ws_max_size)
+    await c.ws.send("z" * 5000)
+    with pytest.raises(ConnectionError):
+        await c.wait(lambda f: False, timeout=3)
+
+
+async def test_connect_needs_login_same_origin_and_the_invite(live: Live) -> None:
+    _host, host_token = await live.user("host")
+    _guest, guest_token = await live.user("guest")
+    created = await live.create_table(host_token, name="Private", small_bet=100, private=True)
+    table_id, invite = created["table"]["id"], created["invite"]
+    async with live.http() as http:
+        assert (await http.get("/api/tables")).json()["tables"] == []
+    base = f"{live.ws_url}/ws/tables/{table_id}"
+    for url, headers in (
+        (f"{base}", {}),
+        (f"{base}?token={guest_token}", {}),
+        (f"{base}?token={host_token}", {"Origin": "http://evil.example"}),
+    ):
+        with pytest.raises(InvalidStatus):
+            async with connect(url, additional_headers=headers):
+                pass
+    async with connect(f"{base}?token={guest_token}&invite={invite}") as ws:
+        snapshot = json.loads(await ws.recv())
+        assert snapshot["type"] == "snapshot" and snapshot["table"]["private"]
+    origin = live.url
+    async with connect(f"{base}?token={host_token}", additional_headers={"Origin": origin}):
+        pass
+
+
+async def test_reconnect_mid_hand_gets_what_it_missed(live: Live) -> None:
+    table_id, clients, users = await seat_players(live, 3)
+    await live.settle(table_id, PAUSE)
+    turn = await first_turn(clients[0])
+    epoch = live.table(table_id).epoch
+    gone_seat = (turn["seat"] + 1) % 3
+    gone = clients[gone_seat]
+    mine = [f["card"] for f in gone.frames if f.get("type") == "card_dealt" and f["card"]]
+    last_v = gone.last_v()
+    await gone.close()
+    # the others play on a little
+    act = {"type": "act", "hand_id": turn["hand_id"], "turn_id": turn["turn_id"]}
+    await clients[turn["seat"]].call({**act, **calldown(turn["legal"])})
+    _, token = await reopen_token(live, users[gone_seat])
+    back = await Client.open(live, table_id, token, users[gone_seat], last_v=last_v, epoch=epoch)
+    await back.wait(lambda f: f.get("type") == "brought_in")
+    versions = [f["v"] for f in back.frames]
+    assert versions == list(range(last_v + 1, versions[-1] + 1))
+    # a client that lost track gets a snapshot with its own down cards only
+    fresh = await Client.open(live, table_id, token, users[gone_seat])
+    snap = fresh.frames[0]
+    assert snap["type"] == "snapshot"
+    seats = {s["seat"]: s for s in snap["hand"]["seats"]}
+    assert seats[gone_seat]["down"] == mine[:2]
+    assert all(s["down"] is None for n, s in seats.items() if n != gone_seat)
+    clients[gone_seat] = back
+    ended = await drive(clients, calldown, start=len(clients[0].frames) - 1)
+    assert ended["type"] == "hand_ended"
+
+
+async def reopen_token(live: Live, user_id: int) -> tuple[int, str]:
+    from datetime import timedelta
+
+    from app.store import accounts
+
+    async with live.db.transaction() as s:
+        new = await accounts.open_session(s, user_id, lifetime=timedelta(days=1))
+    return user_id, new.token
+
+
+@pytest.mark.parametrize("policy", ["fold", "all_in"])
+async def test_r19_timeouts_by_each_policy(live: Live, policy: str) -> None:
+    table_id, clients, users = await seat_players(live, 2, timeout_action=policy)
+    table = live.table(table_id)
+    outcomes: list[str] = []
+    for _ in range(7):  # nobody acts: every turn times out
+        mark = len(clients[0].frames)
+        await live.settle(table_id, PAUSE)
+        for _ in range(40):
+            if table.hand is None:
+                break
+            await live.settle(table_id, 10.0)
+        await clients[0].wait(lambda f: f.get("type") == "hand_ended", start=mark)
+        outcomes += [f["outcome"] for f in clients[0].frames[mark:] if f.get("type") == "timed_out"]
+        total = 2 * 100_000
+        assert await chips(live, table_id, users) == (total, total)
+    if policy == "fold":
+        assert "all_in" not in outcomes and "fold" in outcomes
+    else:  # two protections per player per 24 hours, then check or fold
+        assert outcomes.count("all_in") == 4
+        assert "fold" in outcomes or "check" in outcomes
+
+
+async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ws_module, "RATE", 10_000.0)  # this test clicks faster than people
+    monkeypatch.setattr(ws_module, "BURST", 10_000.0)
+    host, token = await live.user("host")
+    _, watcher_token = await live.user("watcher")
+    created = await live.create_table(
+        token, name="Bots", small_bet=100, ante=10, private=True, bot_delay_ms=0, hand_pause_ms=0
+    )
+    table_id = created["table"]["id"]
+    me = await Client.open(live, table_id, token, host)
+    sat = await me.call({"type": "sit", "seat": 0, "amount": 3000, "request_id": "me"})
+    assert sat["type"] == "ok"
+    assert (await me.call({"type": "host_bots", "count": 3}))["type"] == "ok"
+    watcher_id = (await reopen_token(live, host))[0]
+    observer = await Client.open(
+        live, table_id, watcher_token, watcher_id + 1, invite=created["invite"]
+    )
+    table = live.table(table_id)
+    for _ in range(3000):
+        if table.hands_played >= 12:
+            break
+        hand = table.hand
+        if hand is not None and hand.to_act == 0:
+            turn = await me.wait(
+                lambda f: f.get("type") == "turn" and f["turn_id"] == table.turn_id
+            )
+            act = {"type": "act", "hand_id": turn["hand_id"], "turn_id": turn["turn_id"]}
+            r = await me.call({**act, **calldown(turn["legal"])}, timeout=2)
+            assert r["type"] in ("ok", "error"), (r, me.frames[-5:])
+        await live.settle(table_id, 0.001)
+    assert table.hands_played >= 12
+    await live.settle(table_id)
+    check_secrecy(me.frames, my_seat=0)
+    check_secrecy(observer.frames, my_seat=None)
+    assert any(f.get("type") == "hand_shown" for f in observer.frames)
+
+
+def check_secrecy(frames: list[Frame], my_seat: int | None) -> None:
+    for f in frames:
+        if f.get("type") == "card_dealt" and not f["face_up"]:
+            assert f["seat"] == my_seat and f["card"] is not None, f
+        if f.get("type") == "snapshot" and f["hand"] is not None:
+            for s in f["hand"]["seats"]:
+                if s["seat"] != my_seat and not s["shown"]:
+                    assert s["down"] is None, s
+        if "v" in f and len(f) == 1:
+            continue
+        text = json.dumps(f)
+        assert '"audience"' not in text
+    private = [f for f in frames if f.get("type") == "card_dealt" and not f["face_up"]]
+    assert (len(private) > 0) == (my_seat is not None)
+
+
+async def test_rate_limit_refuses_a_flood(live: Live) -> None:
+    _table_id, clients, _ = await seat_players(live, 2)
+    c = clients[0]
+    for i in range(60):
+        await c.ws.send(json.dumps({"type": "ping", "ref": f"f{i}"}))
+    await c.wait(lambda f: f.get("code") == "rate_limited")
