@@ -16,7 +16,7 @@ class Passwords:
             time_cost=time_cost, memory_cost=memory_kib, parallelism=parallelism
         )
         # verified against when a name is unknown, so a miss costs what a hit costs
-        self._decoy = self._hasher.hash("decoy password, never matches")
+        self._decoy: str | None = None
 
     async def hash(self, password: str) -> str:
         return await asyncio.to_thread(self._hasher.hash, password)
@@ -26,10 +26,12 @@ class Passwords:
         return await asyncio.to_thread(self._verify, password_hash, password)
 
     def _verify(self, password_hash: str | None, password: str) -> bool:
+        if password_hash is None:
+            if self._decoy is None:
+                self._decoy = self._hasher.hash("decoy password, never matches")
+            password_hash, password = self._decoy, password + "\0never"
         try:
-            return self._hasher.verify(password_hash or self._decoy, password) and bool(
-                password_hash
-            )
+            return self._hasher.verify(password_hash, password)
         except (VerificationError, InvalidHashError):
             return False
 

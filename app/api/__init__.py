@@ -1,0 +1,1 @@
+"""HTTP and WebSocket routes: accounts, the lobby, the table sockets; shared dependencies."""

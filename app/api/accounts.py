@@ -1,0 +1,214 @@
+"""Accounts over HTTP: register, log in, log out, the profile and the daily top-up.
+
+POST /api/register {name, password, email} → 201 profile
+POST /api/login {name, password} → {token, token_type, expires_at, user}; also sets the
+    HttpOnly, SameSite=Lax session cookie carrying the same token
+POST /api/logout → revokes the session (the token and the cookie are the same session)
+GET  /api/me → profile: {id, name, email, email_verified, balance, seated}
+POST /api/me/topup → {granted, balance}: the daily top-up for a broke player
+
+Errors are `{"detail": {"code", "message"}}` (see `app.api.errors`): invalid_name,
+weak_password, invalid_email (422), name_taken (409), bad_credentials (401),
+rate_limited (429, with Retry-After), not_authenticated (401), topup_already_claimed and
+topup_not_allowed (409).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from pydantic import BaseModel, Field
+from sqlalchemy import update
+
+from app.api.deps import DB, AppSettings, CurrentAuth, CurrentUser, PasswordHashing
+from app.api.errors import api_error, from_store
+from app.api.ratelimit import SlidingWindow
+from app.config import Settings
+from app.store import accounts, ledger
+from app.store.errors import (
+    AccountError,
+    NameTaken,
+    TopUpAlreadyClaimed,
+    TopUpNotAllowed,
+)
+from app.store.models import User
+from app.store.passwords import Passwords
+
+router = APIRouter(prefix="/api", tags=["accounts"])
+
+
+class RegisterBody(BaseModel):
+    name: Annotated[str, Field(max_length=64)]
+    password: Annotated[str, Field(max_length=1024)]
+    email: Annotated[str, Field(max_length=320)]
+
+
+class LoginBody(BaseModel):
+    name: Annotated[str, Field(max_length=64)]
+    password: Annotated[str, Field(max_length=1024)]
+
+
+@dataclass
+class LoginLimits:
+    """Login attempts per name and per client address (`app.state.login_limits`)."""
+
+    by_name: SlidingWindow
+    by_ip: SlidingWindow
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LoginLimits:
+        window = settings.login_window_seconds
+        return cls(
+            SlidingWindow(settings.login_attempts_per_name, window),
+            SlidingWindow(settings.login_attempts_per_ip, window),
+        )
+
+
+async def profile(db: DB, user: User) -> dict[str, Any]:
+    async with db.session() as session:
+        balance = await ledger.player_balance(session, user.id)
+        seated = await ledger.seated_chips(session, user.id)
+    return {
+        "id": user.id,
+        "name": user.name,
+        "email": user.email,
+        "email_verified": user.email_verified,
+        "balance": balance,
+        "seated": seated,
+    }
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Add the accounts routes and what they use on `app.state` (the lifespan sets `db`)."""
+    app.state.settings = settings
+    app.state.passwords = Passwords(
+        time_cost=settings.argon2_time_cost,
+        memory_kib=settings.argon2_memory_kib,
+        parallelism=settings.argon2_parallelism,
+    )
+    app.state.login_limits = LoginLimits.from_settings(settings)
+    app.include_router(router)
+
+
+@router.post("/register", status_code=201)
+async def register(
+    body: RegisterBody, db: DB, settings: AppSettings, passwords: PasswordHashing
+) -> dict[str, Any]:
+    try:
+        name = accounts.check_name(body.name)
+        accounts.check_password(body.password, name)
+        email = accounts.check_email(body.email)
+    except AccountError as exc:
+        raise from_store(exc, 422) from None
+    password_hash = await passwords.hash(body.password)
+    try:
+        async with db.transaction() as session:
+            user = await accounts.register(
+                session,
+                name=name,
+                email=email,
+                password_hash=password_hash,
+                starting_balance=settings.starting_balance,
+            )
+    except NameTaken as exc:
+        raise from_store(exc, 409) from None
+    return await profile(db, user)
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+@router.post("/login")
+async def login(
+    body: LoginBody,
+    request: Request,
+    response: Response,
+    db: DB,
+    settings: AppSettings,
+    passwords: PasswordHashing,
+) -> dict[str, Any]:
+    limits: LoginLimits = request.app.state.login_limits
+    name_key, ip_key = accounts.name_key(body.name.strip()), _client(request)
+    wait = max(limits.by_name.retry_after(name_key), limits.by_ip.retry_after(ip_key))
+    if wait > 0:
+        raise api_error(
+            429,
+            "rate_limited",
+            f"too many login attempts; try again in {math.ceil(wait)} seconds",
+            headers={"Retry-After": str(math.ceil(wait))},
+        )
+    limits.by_name.hit(name_key)
+    limits.by_ip.hit(ip_key)
+    async with db.session() as session:
+        user = await accounts.find_user(session, body.name)
+    if not await passwords.verify(user.password_hash if user else None, body.password):
+        raise api_error(401, "bad_credentials", "wrong name or password")
+    assert user is not None
+    limits.by_name.reset(name_key)
+    async with db.transaction() as session:
+        if passwords.needs_rehash(user.password_hash):  # the cost setting went up
+            new_hash = await passwords.hash(body.password)
+            await session.execute(
+                update(User).where(User.id == user.id).values(password_hash=new_hash)
+            )
+        new = await accounts.open_session(
+            session, user.id, lifetime=timedelta(days=settings.session_days)
+        )
+    response.set_cookie(
+        settings.session_cookie_name,
+        new.token,
+        max_age=int(timedelta(days=settings.session_days).total_seconds()),
+        path="/",
+        secure=settings.session_cookie_secure,
+        httponly=True,
+        samesite="lax",
+    )
+    return {
+        "token": new.token,
+        "token_type": "bearer",
+        "expires_at": new.expires_at.isoformat(),
+        "user": await profile(db, user),
+    }
+
+
+@router.post("/logout")
+async def logout(auth: CurrentAuth, response: Response, db: DB, settings: AppSettings) -> Any:
+    async with db.transaction() as session:
+        await accounts.revoke_session(session, auth.session.id)
+    response.delete_cookie(
+        settings.session_cookie_name,
+        path="/",
+        secure=settings.session_cookie_secure,
+        httponly=True,
+        samesite="lax",
+    )
+    return {"ok": True}
+
+
+@router.get("/me")
+async def me(user: CurrentUser, db: DB) -> dict[str, Any]:
+    return await profile(db, user)
+
+
+@router.post("/me/topup")
+async def top_up(user: CurrentUser, db: DB, settings: AppSettings) -> dict[str, Any]:
+    try:
+        async with db.transaction() as session:
+            posted = await ledger.top_up_daily(
+                session,
+                user_id=user.id,
+                amount=settings.daily_topup_amount,
+                threshold=settings.daily_topup_threshold,
+                today=datetime.now(UTC).date(),
+            )
+    except (TopUpAlreadyClaimed, TopUpNotAllowed) as exc:
+        raise from_store(exc, 409) from None
+    async with db.session() as session:
+        balance = await ledger.player_balance(session, user.id)
+    granted = max(amount for _, amount in posted.entries)
+    return {"granted": granted, "balance": balance}

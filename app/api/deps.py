@@ -1,0 +1,98 @@
+"""Dependencies shared by the HTTP and WebSocket routes: the database, settings, and who is
+logged in.
+
+The session token travels as `Authorization: Bearer <token>`, as the HttpOnly session cookie,
+or, for WebSockets only (a browser cannot set their headers), as the `token` query parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, WebSocketException, status
+from starlette.requests import HTTPConnection
+
+from app.api.errors import api_error
+from app.config import Settings
+from app.store import accounts
+from app.store.db import Database
+from app.store.models import AuthSession, User
+from app.store.passwords import Passwords
+
+
+def get_db(conn: HTTPConnection) -> Database:
+    """The app's database (set by the lifespan; a test may start the table services alone)."""
+    state = conn.app.state
+    db: Database | None = getattr(state, "db", None)
+    if db is None:
+        db = state.table_services.db
+    assert db is not None
+    return db
+
+
+def get_settings(conn: HTTPConnection) -> Settings:
+    settings: Settings = conn.app.state.settings
+    return settings
+
+
+def get_passwords(conn: HTTPConnection) -> Passwords:
+    passwords: Passwords = conn.app.state.passwords
+    return passwords
+
+
+def session_token(conn: HTTPConnection, settings: Settings) -> str | None:
+    auth = conn.headers.get("authorization", "")
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    cookie = conn.cookies.get(settings.session_cookie_name)
+    if cookie:
+        return cookie
+    if conn.scope["type"] == "websocket":
+        return conn.query_params.get("token") or None
+    return None
+
+
+@dataclass(frozen=True)
+class Authenticated:
+    user: User
+    session: AuthSession
+
+
+async def optional_auth(
+    conn: HTTPConnection,
+    db: Annotated[Database, Depends(get_db)],
+    settings: Annotated[Settings, Depends(get_settings)],
+) -> Authenticated | None:
+    """The logged-in user and session, or None (no token, or unknown, revoked, expired)."""
+    token = session_token(conn, settings)
+    if token is None:
+        return None
+    async with db.session() as session:
+        found = await accounts.session_user(session, token)
+    return None if found is None else Authenticated(*found)
+
+
+async def current_auth(
+    conn: HTTPConnection, auth: Annotated[Authenticated | None, Depends(optional_auth)]
+) -> Authenticated:
+    """The logged-in user and session, else 401 (HTTP) or close code 1008 (WebSocket)."""
+    if auth is None:
+        if conn.scope["type"] == "websocket":
+            raise WebSocketException(status.WS_1008_POLICY_VIOLATION, "log in first")
+        raise api_error(
+            401, "not_authenticated", "log in first", headers={"WWW-Authenticate": "Bearer"}
+        )
+    return auth
+
+
+async def current_user(auth: Annotated[Authenticated, Depends(current_auth)]) -> User:
+    return auth.user
+
+
+DB = Annotated[Database, Depends(get_db)]
+AppSettings = Annotated[Settings, Depends(get_settings)]
+PasswordHashing = Annotated[Passwords, Depends(get_passwords)]
+CurrentAuth = Annotated[Authenticated, Depends(current_auth)]
+CurrentUser = Annotated[User, Depends(current_user)]
