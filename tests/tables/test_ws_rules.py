@@ -154,7 +154,7 @@ async def reopen_token(live: Live, user_id: int) -> tuple[int, str]:
 async def test_r19_timeouts_by_each_policy(live: Live, policy: str) -> None:
     table_id, clients, users = await seat_players(live, 2, timeout_action=policy)
     table = live.table(table_id)
-    outcomes: list[str] = []
+    outcomes: list[tuple[int, str]] = []
     for _ in range(7):  # nobody acts: every turn times out
         mark = len(clients[0].frames)
         await live.settle(table_id, PAUSE)
@@ -163,14 +163,27 @@ async def test_r19_timeouts_by_each_policy(live: Live, policy: str) -> None:
                 break
             await live.settle(table_id, 10.0)
         await clients[0].wait(lambda f: f.get("type") == "hand_ended", start=mark)
-        outcomes += [f["outcome"] for f in clients[0].frames[mark:] if f.get("type") == "timed_out"]
+        outcomes += [
+            (f["seat"], f["outcome"])
+            for f in clients[0].frames[mark:]
+            if f.get("type") == "timed_out"
+        ]
         total = 2 * 100_000
         assert await chips(live, table_id, users) == (total, total)
+    kinds = [o for _, o in outcomes]
     if policy == "fold":
-        assert "all_in" not in outcomes and "fold" in outcomes
-    else:  # two protections per player per 24 hours, then check or fold
-        assert outcomes.count("all_in") == 4
-        assert "fold" in outcomes or "check" in outcomes
+        assert "all_in" not in kinds and "fold" in kinds
+        return
+    # two protections per player per 24 hours, then check or fold
+    assert "all_in" in kinds
+    for seat in (0, 1):
+        mine = [o for s, o in outcomes if s == seat and o != "muck"]
+        assert mine.count("all_in") <= 2
+        if mine.count("all_in") == 2:
+            after = mine[[i for i, o in enumerate(mine) if o == "all_in"][1] + 1 :]
+            assert "all_in" not in after
+    live.clock.advance(24 * 3600)
+    assert table._protection_left(users[0]) and table._protection_left(users[1])
 
 
 async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
