@@ -25,6 +25,8 @@ from app.engine.state import Player
 CAP = 4
 """A bet (on third street: the completion) and three raises (R16)."""
 
+_LEGAL: dict[tuple[object, ...], LegalActions] = {}
+
 
 class BettingRound:
     __slots__ = (
@@ -113,15 +115,15 @@ class BettingRound:
                     bets = amounts
                 else:
                     raises = amounts
-        return LegalActions(
-            p.seat,
-            fold=call is not None,
-            check=call is None,
-            call=call,
-            complete=complete,
-            bets=bets,
-            raises=raises,
-        )
+        key = (p.seat, call, complete, bets, raises)
+        legal = _LEGAL.get(key)
+        if legal is None:  # LegalActions is immutable: equal ones are shared
+            if len(_LEGAL) >= 4096:
+                _LEGAL.clear()
+            legal = _LEGAL[key] = LegalActions(
+                p.seat, call is not None, call is None, call, None, complete, bets, raises
+            )
+        return legal
 
     def targets(self) -> tuple[int, ...]:
         """The full "to" amounts of the next bet or raise (two with the R14 option)."""

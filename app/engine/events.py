@@ -9,11 +9,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from app.engine.cards import Card
 
 _CARD_FIELDS = frozenset({"card", "cards"})
+_E = TypeVar("_E", bound=type)
+
+
+def _fast_init(cls: _E) -> _E:
+    """Give a frozen dataclass an `__init__` that binds `object.__setattr__` once: about
+    twice as fast as the generated one, and events are made on the engine's hot path."""
+    names = [f.name for f in fields(cls)]
+    body = "".join(f"\n    _set(self, {n!r}, {n})" for n in names)
+    namespace: dict[str, Any] = {}
+    exec(f"def __init__(self, {', '.join(names)}):{body}", {"_set": object.__setattr__}, namespace)
+    cls.__init__ = namespace["__init__"]  # type: ignore[misc]
+    return cls
 
 
 def _jsonable(name: str, value: Any) -> Any:
@@ -46,6 +58,7 @@ class Event:
         return out
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class HandStarted(Event):
     """The hand began; `seats` and `stacks` are in dealing order (left of the button first)."""
@@ -58,6 +71,7 @@ class HandStarted(Event):
     stacks: tuple[int, ...]
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class AntePosted(Event):
     type: ClassVar[str] = "ante_posted"
@@ -66,12 +80,14 @@ class AntePosted(Event):
     all_in: bool
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class StreetStarted(Event):
     type: ClassVar[str] = "street_started"
     street: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class CardDealt(Event):
     """A card to one seat; a face-down card is seen only by that seat (`card` is None in the
@@ -94,6 +110,7 @@ class CardDealt(Event):
         return CardDealt(self.seat, None, False, self.street)
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class BurnsReshuffled(Event):
     """R9: the burns and the stub (`cards` of them) were gathered and shuffled."""
@@ -103,6 +120,7 @@ class BurnsReshuffled(Event):
     count: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class CommunityCardDealt(Event):
     """R9: one face-up card in the middle, every active player's seventh card."""
@@ -113,6 +131,7 @@ class CommunityCardDealt(Event):
     street: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class BringInDue(Event):
     """Who must bring in (R10, R11); the prompt after the third-street deal."""
@@ -122,6 +141,7 @@ class BringInDue(Event):
     seat: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class BroughtIn(Event):
     type: ClassVar[str] = "brought_in"
@@ -130,6 +150,7 @@ class BroughtIn(Event):
     all_in: bool
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class Completed(Event):
     """To `amount`; `full` is False for an all-in short of the completion (R18)."""
@@ -142,6 +163,7 @@ class Completed(Event):
     full: bool
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class Bet(Event):
     """To `amount`; `full` is False for an all-in that does not count as a bet (R18)."""
@@ -154,6 +176,7 @@ class Bet(Event):
     full: bool
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class Raised(Event):
     """To `amount`; `full` is False for an all-in that does not count as a raise (R18)."""
@@ -166,6 +189,7 @@ class Raised(Event):
     full: bool
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class Called(Event):
     """`amount` is the chips the call added."""
@@ -177,18 +201,21 @@ class Called(Event):
     all_in: bool
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class Checked(Event):
     type: ClassVar[str] = "checked"
     seat: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class Folded(Event):
     type: ClassVar[str] = "folded"
     seat: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class TimedOut(Event):
     """R19; `outcome` is ``"all_in"`` (protection used), ``"check"``, ``"fold"`` or
@@ -200,6 +227,7 @@ class TimedOut(Event):
     outcome: str
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class UncalledBetReturned(Event):
     type: ClassVar[str] = "uncalled_bet_returned"
@@ -207,6 +235,7 @@ class UncalledBetReturned(Event):
     amount: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class ShowdownStarted(Event):
     """R22: the order in which hands are shown."""
@@ -216,6 +245,7 @@ class ShowdownStarted(Event):
     order: tuple[int, ...]
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class HandShown(Event):
     """All of the seat's own cards in the order dealt, with what they make."""
@@ -228,12 +258,14 @@ class HandShown(Event):
     low: str | None
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class HandMucked(Event):
     type: ClassVar[str] = "hand_mucked"
     seat: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class ShowDeclined(Event):
     """R23: the uncalled winner chose not to show."""
@@ -243,12 +275,14 @@ class ShowDeclined(Event):
     seat: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class RakeTaken(Event):
     type: ClassVar[str] = "rake_taken"
     amount: int
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class PotAwarded(Event):
     """`pot` 0 is the main pot; `share` is ``"whole"``, ``"high"`` or ``"low"``."""
@@ -261,6 +295,7 @@ class PotAwarded(Event):
     share: str
 
 
+@_fast_init
 @dataclass(frozen=True, slots=True)
 class HandEnded(Event):
     """Final stacks in dealing order (the same order as `HandStarted.seats`)."""

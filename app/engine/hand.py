@@ -236,6 +236,12 @@ class Hand:
 
     def _validate(self, action: Action, legal: LegalActions) -> tuple[ActionKind, int]:
         kind = action.kind
+        if action.amount is None and (  # the common cases first
+            (kind is ActionKind.CALL and legal.call is not None)
+            or (kind is ActionKind.CHECK and legal.check)
+            or (kind is ActionKind.FOLD and legal.fold)
+        ):
+            return kind, 0
         if type(kind) is not ActionKind:
             try:
                 kind = ActionKind(kind)
@@ -333,14 +339,16 @@ class Hand:
                 p.all_in = not p.stack
                 events.append(AntePosted(p.seat, amount, p.all_in))
         events.append(StreetStarted(3))
-        draw = self.dealer.draw
+        cards, pos = self.dealer.cards, 0
         for face_up in (False, False, True):
             for p in self.players:
-                card = draw()
+                card = cards[pos]
+                pos += 1
                 p.cards.append(card)
                 if face_up:
                     p.up.append(card)
                 events.append(CardDealt(p.seat, card, face_up, 3))
+        self.dealer.pos = pos
         self._open_round()
 
     def _set_turn(self, p: Player) -> None:
@@ -427,11 +435,15 @@ class Hand:
             self._deal_street()
 
     def _return_uncalled(self) -> None:
-        players = self.players
-        top = max(players, key=lambda p: p.put)
-        second = max(p.put for p in players if p is not top)
-        if top.put > second:
-            excess = top.put - second
+        top = second = None
+        for p in self.players:
+            if top is None or p.put > top.put:
+                top, second = p, top
+            elif second is None or p.put > second.put:
+                second = p
+        assert top is not None and second is not None
+        if top.put > second.put:
+            excess = top.put - second.put
             top.put -= excess
             top.stack += excess
             top.wager = max(0, top.wager - excess)
@@ -454,8 +466,11 @@ class Hand:
                 self._open_round()
                 return
         face_up = street < 7
+        cards, pos = dealer.cards, dealer.pos
+        dealer.pos += len(active)
         for p in active:
-            card = dealer.draw()
+            card = cards[pos]
+            pos += 1
             p.cards.append(card)
             if face_up:
                 p.up.append(card)
