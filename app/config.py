@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     database_url: str | None = None
     redis_url: str | None = None
     smtp_url: str | None = None
+    # Origins (scheme://host[:port], comma-separated) a browser may open table sockets from,
+    # besides the server's own; the WebSocket handshake checks `Origin` against them.
+    allowed_origins: str = ""
 
     # Database: upgrade the schema at start (else refuse to start while it is behind).
     auto_migrate: bool = True
@@ -47,6 +50,11 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite+aiosqlite:///{self.data_dir / 'stud.sqlite3'}"
+
+    @property
+    def allowed_origin_set(self) -> frozenset[str]:
+        origins = (o.strip().rstrip("/") for o in self.allowed_origins.split(","))
+        return frozenset(o for o in origins if o)
 
     @property
     def fanout_url(self) -> str:
