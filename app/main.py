@@ -7,9 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
 
-from app.api import accounts, lobby, ws
+from app.api import accounts, lobby, static, ws
 from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store.db import Database
@@ -50,15 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @application.get("/", response_class=HTMLResponse)
-    async def index() -> str:
-        return (
-            "<!doctype html><html lang=en><meta charset=utf-8>"
-            f"<title>{settings.site_name}</title>"
-            f"<h1>{settings.site_name}: Seven Card Stud</h1>"
-            "<p>A real-time poker server for Stud Hi, Stud Hi/Lo eight-or-better and Razz.</p>"
-            "</html>"
-        )
+    static.install(application)  # the browser client at `/`: after the API routes
 
     return application
 

@@ -1,0 +1,75 @@
+// Log in and register.
+
+import { post } from "./api.js";
+import { clear, field, h } from "./dom.js";
+
+export function authPage(root, { mode = "login", onDone }) {
+  const isLogin = mode === "login";
+  const name = h("input", { name: "name", type: "text", autocomplete: "username", required: true, minlength: 2, maxlength: 20 });
+  const email = h("input", { name: "email", type: "email", autocomplete: "email", required: true });
+  const password = h("input", { name: "password", type: "password", autocomplete: isLogin ? "current-password" : "new-password", required: true });
+  const error = h("p.form-error", { role: "alert" });
+  const submit = h("button.btn.primary.wide", { type: "submit" }, isLogin ? "Log in" : "Create account");
+  const form = h(
+    "form.auth-form",
+    {
+      novalidate: true,
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        error.textContent = "";
+        submit.disabled = true;
+        try {
+          if (!isLogin) {
+            await post("/api/register", { name: name.value.trim(), email: email.value.trim(), password: password.value });
+          }
+          const r = await post("/api/login", { name: name.value.trim(), password: password.value });
+          onDone(r.user);
+        } catch (err) {
+          error.textContent = err.message;
+          (isLogin ? password : name).focus();
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    field("Name", name, isLogin ? null : "2 to 20 letters, digits, '_', '.' or '-'"),
+    isLogin ? null : field("Email", email, "For hand histories by email"),
+    field("Password", password, isLogin ? null : "At least 8 characters, not your name"),
+    error,
+    submit,
+  );
+  clear(
+    root,
+    h(
+      "section.auth",
+      h(
+        "div.auth-hero",
+        h("h1", "Seven Card Stud"),
+        h("p.lead", "Stud Hi, Stud Hi/Lo eight-or-better and Razz, dealt in real time."),
+        h("div.hero-cards", { "aria-hidden": "true" }, heroCards()),
+      ),
+      h(
+        "div.panel.auth-panel",
+        h("h2", isLogin ? "Log in" : "Create an account"),
+        form,
+        h(
+          "p.switch",
+          isLogin ? "New here? " : "Have an account? ",
+          h("a", { href: isLogin ? "/register" : "/login", "data-link": "" }, isLogin ? "Create an account" : "Log in"),
+        ),
+      ),
+    ),
+  );
+  name.focus();
+}
+
+function heroCards() {
+  const codes = ["As", "Kh", "Qd", "Jc", "Ts"];
+  return codes.map((c, i) => {
+    const suit = { s: "♠", h: "♥", d: "♦", c: "♣" }[c[1]];
+    const rank = c[0] === "T" ? "10" : c[0];
+    const el = h(`div.card.face.${"hd".includes(c[1]) ? "red" : "black"}`, h("span.corner", h("span.rank", rank), h("span.suit", suit)), h("span.pip", suit));
+    el.style.setProperty("--i", String(i - 2));
+    return el;
+  });
+}

@@ -1,0 +1,381 @@
+// The table as this client knows it: a snapshot, then every numbered event applied in order.
+// Pure data and functions (no DOM), so a reload or a resync rebuilds exactly the same state.
+
+import { chips } from "../dom.js";
+
+export const STREETS = { 3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street (river)" };
+const LOG_MAX = 200;
+const CHAT_MAX = 100;
+
+export function emptyState(userId) {
+  return {
+    v: 0,
+    epoch: null,
+    userId,
+    table: null,
+    seats: [],
+    hand: null,
+    log: [],
+    chat: [],
+    postAnteDue: false,
+    closed: false,
+    handsSeen: 0,
+  };
+}
+
+/** Main and side pots from (seat, chips, folded): the engine's `build_pots` (R18). */
+export function buildPots(entries) {
+  const levels = [...new Set(entries.filter((e) => !e.folded && e.put > 0).map((e) => e.put))].sort((a, b) => a - b);
+  const pots = [];
+  let prev = 0;
+  for (const level of levels) {
+    let amount = 0;
+    for (const e of entries) if (e.put > prev) amount += Math.min(e.put, level) - prev;
+    pots.push({ amount, eligible: entries.filter((e) => !e.folded && e.put >= level).map((e) => e.seat) });
+    prev = level;
+  }
+  const extra = entries.reduce((sum, e) => sum + Math.max(0, e.put - prev), 0);
+  if (extra) {
+    if (pots.length) pots[pots.length - 1].amount += extra;
+    else pots.push({ amount: extra, eligible: [] });
+  }
+  return pots;
+}
+
+const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+
+/** This street's chips (antes and wagers in `street`) layered onto the pots so far. */
+function layerPots(hand) {
+  const players = Object.values(hand.players);
+  const folded = new Set(players.filter((p) => p.folded).map((p) => p.seat));
+  const base = hand.pots.map((p) => ({ amount: p.amount, eligible: p.eligible.filter((s) => !folded.has(s)) }));
+  const fresh = buildPots(players.map((p) => ({ seat: p.seat, put: hand.street_put[p.seat] || 0, folded: p.folded })));
+  for (const pot of fresh) {
+    const last = base[base.length - 1];
+    if (last && (sameSet(last.eligible, pot.eligible) || pot.eligible.length === 0)) last.amount += pot.amount;
+    else base.push(pot);
+  }
+  return base;
+}
+
+function collect(hand) {
+  if (!Object.values(hand.street_put).some((x) => x > 0)) return;
+  hand.pots = layerPots(hand);
+  hand.street_put = {};
+  for (const p of Object.values(hand.players)) p.wager = 0;
+}
+
+/** What to draw in the middle: the pots so far plus this street's antes (not the wagers in
+ * front of the players, which are drawn as their bets). */
+export function displayPots(hand) {
+  if (!hand) return [];
+  const players = Object.values(hand.players);
+  const antes = players.map((p) => ({ seat: p.seat, put: (hand.street_put[p.seat] || 0) - p.wager, folded: p.folded }));
+  if (!antes.some((e) => e.put > 0)) return hand.pots;
+  return layerPots({ ...hand, street_put: Object.fromEntries(antes.map((e) => [e.seat, e.put])) });
+}
+
+export function totalPot(hand) {
+  if (!hand) return 0;
+  const inPots = hand.pots.reduce((s, p) => s + p.amount, 0);
+  return inPots + Object.values(hand.street_put).reduce((s, x) => s + x, 0);
+}
+
+export function seatName(state, seat) {
+  const s = state.seats.find((x) => x.seat === seat);
+  return s ? s.name : `Seat ${seat + 1}`;
+}
+
+export function mySeat(state) {
+  const s = state.seats.find((x) => x.user_id === state.userId);
+  return s ? s.seat : null;
+}
+
+export function myInfo(state) {
+  return state.seats.find((x) => x.user_id === state.userId) || null;
+}
+
+export function isHost(state) {
+  return !!state.table && state.table.host_user_id === state.userId;
+}
+
+/** The legal actions when it is this client's turn, else null. */
+export function myLegal(state) {
+  const hand = state.hand;
+  const seat = mySeat(state);
+  if (!hand || hand.over || seat === null || hand.to_act !== seat || !hand.legal) return null;
+  return hand.legal.seat === seat ? hand.legal : null;
+}
+
+function log(state, text, kind = "action", seat = null) {
+  state.log.push({ v: state.v, text, kind, seat });
+  if (state.log.length > LOG_MAX) state.log.splice(0, state.log.length - LOG_MAX);
+}
+
+function newPlayer(seat, stack) {
+  return { seat, stack, wager: 0, folded: false, all_in: false, up: [], down: null, down_count: 0, shown: false, mucked: false, high: null, low: null, won: 0 };
+}
+
+/** Replace the state with a server snapshot. */
+export function applySnapshot(state, snap) {
+  state.v = snap.v;
+  state.epoch = snap.epoch;
+  state.table = snap.table;
+  state.seats = snap.seats;
+  state.closed = !!snap.table.closed;
+  const hv = snap.hand;
+  if (!hv) {
+    state.hand = null;
+    return state;
+  }
+  const players = {};
+  for (const s of hv.seats) players[s.seat] = { ...newPlayer(s.seat, s.stack), ...s, won: 0 };
+  const hand = {
+    hand_id: hv.hand_id,
+    variant: hv.variant,
+    street: hv.street,
+    phase: hv.phase,
+    button: hv.button,
+    to_act: hv.to_act,
+    turn_id: hv.turn_id,
+    legal: hv.legal || hv.turn_legal || null,
+    deadline: hv.remaining_ms === null || hv.remaining_ms === undefined ? null : performance.now() + hv.remaining_ms,
+    timer_ms: snap.table.action_timer_ms,
+    community: hv.community,
+    players,
+    pots: hv.pots.map((p) => ({ amount: p.amount, eligible: [...p.eligible] })),
+    street_put: Object.fromEntries(hv.seats.map((s) => [s.seat, s.wager])),
+    order: [],
+    awards: [],
+    rake: 0,
+    over: false,
+    bring_in_seat: null,
+  };
+  if (hv.result) {
+    hand.over = hv.phase === "over";
+    hand.rake = hv.result.rake;
+    hand.awards = hv.result.awards;
+    for (const a of hv.result.awards) if (players[a.seat]) players[a.seat].won += a.amount;
+  }
+  state.hand = hand;
+  log(state, `Joined the table (${hand.street ? STREETS[hand.street] || "" : "between hands"}).`, "info");
+  return state;
+}
+
+const WAGER_TO = { brought_in: "brings in for", completed: "completes to", bet: "bets", raised: "raises to" };
+
+/** Apply one numbered event (already known to be the next version). */
+export function applyEvent(state, ev) {
+  state.v = ev.v;
+  if (!ev.type) return state; // another seat's private event: only its number
+  const hand = state.hand;
+  const name = (seat) => seatName(state, seat);
+  const p = hand && ev.seat !== undefined ? hand.players[ev.seat] : null;
+  switch (ev.type) {
+    case "seats":
+      state.seats = ev.seats;
+      break;
+    case "table":
+      state.table = ev.table;
+      if (ev.table.closed) state.closed = true;
+      break;
+    case "closed":
+      state.closed = true;
+      log(state, "The table is closed.", "info");
+      break;
+    case "left": {
+      const who = state.seats.find((s) => s.seat === ev.seat)?.name || `Seat ${ev.seat + 1}`;
+      const why = { removed: "was removed by the host", sat_out: "sat out too long and left", table_closed: "left (table closed)" }[ev.reason] || "left the table";
+      log(state, `${who} ${why}${ev.amount ? ` with ${chips(ev.amount)}` : ""}.`, "info");
+      break;
+    }
+    case "chat":
+      state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId });
+      if (state.chat.length > CHAT_MAX) state.chat.shift();
+      break;
+    case "post_ante_due":
+      if (ev.seat === mySeat(state)) state.postAnteDue = true;
+      break;
+    case "hand_started": {
+      const players = {};
+      ev.seats.forEach((seat, i) => (players[seat] = newPlayer(seat, ev.stacks[i])));
+      state.hand = {
+        hand_id: ev.hand_id, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
+        to_act: null, turn_id: null, legal: null, deadline: null, timer_ms: state.table?.action_timer_ms ?? 10000,
+        community: null, players, pots: [], street_put: {}, order: [], awards: [], rake: 0, over: false,
+        bring_in_seat: null,
+      };
+      state.postAnteDue = false;
+      state.handsSeen += 1;
+      log(state, `New hand · ${name(ev.button)} has the button.`, "hand");
+      break;
+    }
+    case "ante_posted":
+      if (p) {
+        p.stack -= ev.amount;
+        p.all_in = p.all_in || ev.all_in;
+        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) + ev.amount;
+      }
+      break;
+    case "street_started":
+      if (hand) {
+        collect(hand);
+        hand.street = ev.street;
+        log(state, STREETS[ev.street] || `Street ${ev.street}`, "street");
+      }
+      break;
+    case "card_dealt":
+      if (p) {
+        if (ev.face_up) p.up.push(ev.card);
+        else if (ev.card) {
+          p.down = p.down || [];
+          p.down.push(ev.card);
+          p.down_count = p.down.length;
+        }
+      }
+      break;
+    case "down_cards":
+      if (hand) {
+        for (const [seat, n] of Object.entries(ev.counts)) {
+          if (hand.players[seat]) hand.players[seat].down_count = n;
+        }
+      }
+      break;
+    case "community_card_dealt":
+      if (hand) hand.community = ev.card;
+      log(state, "Not enough cards: one community card is dealt face up in the middle.", "info");
+      break;
+    case "burns_reshuffled":
+      log(state, "The burned cards and the stub are shuffled.", "info");
+      break;
+    case "bring_in_due":
+      if (hand) hand.bring_in_seat = ev.seat;
+      log(state, `${name(ev.seat)} has the lowest door card and must bring in.`, "info", ev.seat);
+      if (hand?.variant === "razz") state.log[state.log.length - 1].text = `${name(ev.seat)} has the highest door card and must bring in.`;
+      break;
+    case "brought_in":
+    case "completed":
+    case "bet":
+    case "raised":
+      if (p) {
+        const delta = ev.amount - p.wager;
+        p.stack -= delta;
+        p.wager = ev.amount;
+        p.all_in = p.all_in || ev.all_in;
+        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) + delta;
+        log(state, `${name(ev.seat)} ${WAGER_TO[ev.type]} ${chips(ev.amount)}${ev.all_in ? " (all-in)" : ""}`, "action", ev.seat);
+      }
+      break;
+    case "called":
+      if (p) {
+        p.stack -= ev.amount;
+        p.wager += ev.amount;
+        p.all_in = p.all_in || ev.all_in;
+        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) + ev.amount;
+        log(state, `${name(ev.seat)} calls ${chips(ev.amount)}${ev.all_in ? " (all-in)" : ""}`, "action", ev.seat);
+      }
+      break;
+    case "checked":
+      log(state, `${name(ev.seat)} checks`, "action", ev.seat);
+      break;
+    case "folded":
+      if (p) p.folded = true;
+      log(state, `${name(ev.seat)} folds`, "action", ev.seat);
+      break;
+    case "timed_out": {
+      const what = { all_in: "is all-in for the chips in the pot (disconnect protection)", check: "checks", fold: "folds", muck: "mucks" }[ev.outcome] || ev.outcome;
+      if (p && ev.outcome === "all_in") p.all_in = true;
+      log(state, `${name(ev.seat)} ran out of time and ${what}`, "warn", ev.seat);
+      break;
+    }
+    case "uncalled_bet_returned":
+      if (p) {
+        p.stack += ev.amount;
+        p.wager -= ev.amount;
+        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) - ev.amount;
+        log(state, `${chips(ev.amount)} uncalled returned to ${name(ev.seat)}`, "info", ev.seat);
+      }
+      break;
+    case "showdown_started":
+      if (hand) {
+        collect(hand);
+        hand.order = ev.order;
+        log(state, `Showdown: ${ev.order.map(name).join(", ")}`, "street");
+      }
+      break;
+    case "hand_shown":
+      if (p) {
+        p.shown = true;
+        p.down = ev.cards.filter((c) => !p.up.includes(c));
+        p.down_count = p.down.length;
+        p.high = ev.high;
+        p.low = ev.low;
+        const what = [ev.high, ev.low].filter(Boolean).join(" · ");
+        log(state, `${name(ev.seat)} shows ${what || "the hand"}`, "show", ev.seat);
+      }
+      break;
+    case "hand_mucked":
+      if (p) p.mucked = true;
+      log(state, `${name(ev.seat)} mucks`, "action", ev.seat);
+      break;
+    case "show_declined":
+      log(state, `${name(ev.seat)} does not show`, "action", ev.seat);
+      break;
+    case "rake_taken":
+      if (hand) hand.rake = ev.amount;
+      if (ev.amount) log(state, `Rake ${chips(ev.amount)}`, "info");
+      break;
+    case "pot_awarded":
+      if (hand) {
+        collect(hand);
+        if (p) {
+          p.won += ev.amount;
+          p.stack += ev.amount;
+        }
+        hand.awards.push({ pot: ev.pot, seat: ev.seat, amount: ev.amount, share: ev.share });
+        const which = hand.pots.length > 1 ? (ev.pot === 0 ? " from the main pot" : ` from side pot ${ev.pot}`) : "";
+        const half = ev.share === "high" ? " (high half)" : ev.share === "low" ? " (low half)" : "";
+        log(state, `${name(ev.seat)} wins ${chips(ev.amount)}${which}${half}`, "win", ev.seat);
+      }
+      break;
+    case "hand_ended":
+      if (hand) {
+        ev.seats.forEach((seat, i) => {
+          if (hand.players[seat]) hand.players[seat].stack = ev.stacks[i];
+        });
+        hand.over = true;
+        hand.to_act = null;
+        hand.legal = null;
+        hand.deadline = null;
+        hand.phase = "over";
+      }
+      break;
+    case "turn":
+      if (hand && ev.hand_id === hand.hand_id) {
+        hand.to_act = ev.seat;
+        hand.turn_id = ev.turn_id;
+        hand.phase = ev.phase;
+        hand.legal = ev.legal;
+        hand.timer_ms = ev.timer_ms;
+        hand.deadline = performance.now() + ev.timer_ms;
+      }
+      break;
+    default:
+      break;
+  }
+  return state;
+}
+
+/** A winner's line for the results banner: "alice wins $12 (main pot, high): Full house…" */
+export function resultLines(state) {
+  const hand = state.hand;
+  if (!hand || !hand.awards.length) return [];
+  const multi = new Set(hand.awards.map((a) => a.pot)).size > 1;
+  return hand.awards.map((a) => {
+    const pl = hand.players[a.seat];
+    const pot = multi ? (a.pot === 0 ? "main pot" : `side pot ${a.pot}`) : "pot";
+    const share = a.share === "whole" ? "" : `, ${a.share}`;
+    const named = a.share === "low" ? pl?.low : a.share === "high" ? pl?.high : pl?.high || pl?.low;
+    return { seat: a.seat, text: `${seatName(state, a.seat)} wins ${chips(a.amount)} (${pot}${share})`, hand: pl?.shown ? named : null };
+  });
+}

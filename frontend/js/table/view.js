@@ -1,0 +1,142 @@
+// Drawing the table: seats around the oval felt, their cards and bets, the pots in the middle.
+// Each part is redrawn only when what it shows changed (keyboard focus survives updates).
+
+import { card, cardBack, studCards } from "../cards.js";
+import { chips, h, VARIANTS } from "../dom.js";
+import { displayPots, mySeat, STREETS, seatName } from "./model.js";
+
+/** Replace `el`'s children with `build()` only when `key` differs from last time. */
+export function keyed(el, key, build) {
+  if (el.dataset.key === key) return false;
+  el.dataset.key = key;
+  el.replaceChildren(...[build()].flat().filter(Boolean));
+  return true;
+}
+
+/** Seat positions around the oval: the viewer at the bottom, then clockwise. */
+export function place(seat, anchor, n) {
+  const i = (seat - anchor + n) % n;
+  const angle = Math.PI / 2 + (i * 2 * Math.PI) / n;
+  return { x: Math.cos(angle), y: Math.sin(angle), i };
+}
+
+function seatView(state, seat, ctx) {
+  const info = state.seats.find((s) => s.seat === seat);
+  const hand = state.hand;
+  const p = hand ? hand.players[seat] : null;
+  const me = ctx.me === seat;
+  if (!info && !p) {
+    if (ctx.me !== null || state.closed) return { key: "empty", node: () => h("div.seat-empty", { "aria-label": `Seat ${seat + 1}, empty` }, `Seat ${seat + 1}`) };
+    return {
+      key: "sit",
+      node: () => h("button.btn.sit-here", { type: "button", dataset: { seat }, "aria-label": `Sit in seat ${seat + 1}`, onclick: () => ctx.onSit(seat) }, `Sit here`, h("small", `Seat ${seat + 1}`)),
+    };
+  }
+  const name = info ? info.name : seatName(state, seat);
+  const stack = p && !hand.over ? p.stack : p ? p.stack : info.stack;
+  const acting = hand && !hand.over && hand.to_act === seat;
+  const winner = p && p.won > 0;
+  const flags = [];
+  if (hand && hand.button === seat) flags.push(h("span.dealer", { title: "Dealer button", "aria-label": "dealer button" }, "D"));
+  if (info?.bot) flags.push(h("span.badge", "bot"));
+  if (state.table?.host_user_id && info?.user_id === state.table.host_user_id) flags.push(h("span.badge.host", "host"));
+  const status = [];
+  if (info?.sitting_out) status.push("sitting out");
+  if (info?.leaving) status.push("leaving");
+  if (p?.all_in && !p.folded) status.push("all-in");
+  if (p?.folded) status.push("folded");
+  if (p?.mucked) status.push("mucked");
+  const cards = p && !p.folded ? studCards(p.up, p.down, p.down_count, { shown: p.shown || false, small: !me }) : [];
+  if (p && p.folded && me && p.down) cards.push(...studCards(p.up, p.down, p.down_count, { small: false }));
+  const named = p && (p.high || p.low) ? [p.high, p.low].filter(Boolean) : [];
+  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded]);
+  return {
+    key,
+    node: () => {
+      const label = `${me ? "You, " : ""}${name}, seat ${seat + 1}, ${chips(stack)}${status.length ? ", " + status.join(", ") : ""}${acting ? ", to act" : ""}`;
+      return h(
+        `div.seat-box${acting ? ".acting" : ""}${me ? ".mine" : ""}${p?.folded ? ".folded" : ""}${winner ? ".winner" : ""}${info?.sitting_out ? ".out" : ""}`,
+        { role: "group", "aria-label": label, dataset: { seat, name } },
+        h("div.hole", { "aria-label": `${name}'s cards` }, cards),
+        h(
+          "div.plate",
+          h("div.plate-name", h("span.name", name), ...flags),
+          h("div.plate-stack", chips(stack)),
+          status.length ? h("div.plate-status", status.join(" · ")) : null,
+          acting ? h("div.timer", { "aria-hidden": "true" }, h("div.timer-bar")) : null,
+        ),
+        named.length ? h("div.made", named.map((t) => h("span", t))) : null,
+        winner ? h("div.won", `+${chips(p.won)}`) : null,
+      );
+    },
+  };
+}
+
+export function renderFelt(felt, state, ctx) {
+  const n = state.table?.max_seats || 8;
+  const me = mySeat(state);
+  ctx.me = me;
+  const anchor = me ?? 0;
+  if (felt.dataset.n !== String(n) || felt.dataset.anchor !== String(anchor)) {
+    felt.dataset.n = String(n);
+    felt.dataset.anchor = String(anchor);
+    felt.querySelectorAll(".seat, .bet").forEach((el) => el.remove());
+    for (let seat = 0; seat < n; seat++) {
+      const pos = place(seat, anchor, n);
+      const seatEl = h("div.seat", { dataset: { seat } });
+      seatEl.style.setProperty("--x", `${50 + pos.x * 43}%`);
+      seatEl.style.setProperty("--y", `${50 + pos.y * 41}%`);
+      if (pos.y > 0.3) seatEl.classList.add("lower");
+      if (pos.y < -0.3) seatEl.classList.add("upper");
+      const betEl = h("div.bet", { dataset: { seat } });
+      betEl.style.setProperty("--x", `${50 + pos.x * 26}%`);
+      betEl.style.setProperty("--y", `${50 + pos.y * 21}%`);
+      felt.append(seatEl, betEl);
+    }
+  }
+  const ordered = [...felt.querySelectorAll(".seat")].sort(
+    (a, b) => place(+a.dataset.seat, anchor, n).i - place(+b.dataset.seat, anchor, n).i,
+  );
+  for (const seatEl of ordered) {
+    const seat = +seatEl.dataset.seat;
+    const view = seatView(state, seat, ctx);
+    keyed(seatEl, view.key, view.node);
+    const p = state.hand?.players[seat];
+    const bet = felt.querySelector(`.bet[data-seat="${seat}"]`);
+    const wager = p && !state.hand.over ? p.wager : 0;
+    keyed(bet, String(wager), () => (wager ? h("div.chipstack", { "aria-label": `${seatName(state, seat)} bets ${chips(wager)}` }, h("span.chip", { "aria-hidden": "true" }), chips(wager)) : null));
+  }
+  renderCenter(felt.querySelector(".center"), state);
+}
+
+function renderCenter(el, state) {
+  const hand = state.hand;
+  const table = state.table;
+  const pots = displayPots(hand);
+  const key = JSON.stringify([hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
+  keyed(el, key, () => {
+    const parts = [];
+    const variant = hand?.variant || table?.variant;
+    parts.push(h("div.center-variant", VARIANTS[variant] || ""));
+    if (state.closed) parts.push(h("div.street", "Table closed"));
+    else if (!hand) parts.push(h("div.street", table?.paused ? "Paused by the host" : "Waiting for players…"));
+    else if (hand.over) parts.push(h("div.street", "Hand over"));
+    else if (hand.phase !== "betting") parts.push(h("div.street", "Showdown"));
+    else parts.push(h("div.street", STREETS[hand.street] || "Dealing…"));
+    if (pots.length) {
+      parts.push(
+        h(
+          "div.pots",
+          { "aria-label": "Pots" },
+          pots.map((pot, i) => h(`div.pot${i ? ".side" : ""}`, h("span.pot-label", i === 0 ? (pots.length > 1 ? "Main pot" : "Pot") : `Side pot ${i}`), h("span.pot-amount", chips(pot.amount)))),
+        ),
+      );
+    }
+    if (hand?.community) parts.push(h("div.community", h("span", "Community card"), card(hand.community)));
+    if (table?.closing && !state.closed) parts.push(h("div.note", "Closing after this hand"));
+    if (table?.paused && hand) parts.push(h("div.note", "Paused after this hand"));
+    return parts;
+  });
+}
+
+export { cardBack };
