@@ -15,6 +15,7 @@ Public API (everything below is importable from `app.engine`)::
     hand.time_out(seat, all_in_protection=True)     # R19 -> new events
     hand.is_over, hand.stacks, hand.rake, hand.result (HandResult once over)
     hand.seats, hand.seat_state(seat), hand.pots(), hand.street, hand.phase, hand.community
+    hand.showdown_hands()  # R24: every showdown hand, mucked or not (history only)
     view_for(hand, seat), observer_view(hand)        # JSON-friendly snapshots (views.py)
 
 Tests and replays: `app.engine.scripted` builds decks that deal chosen cards

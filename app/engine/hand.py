@@ -161,6 +161,13 @@ class Hand:
             p.mucked,
         )
 
+    def showdown_hands(self) -> dict[int, tuple[Card, ...]]:
+        """R24: the cards of every seat that reached the showdown, shown or mucked (for the
+        hand history; never for views). Folded hands are not included."""
+        if self.phase is Phase.BETTING or (self.result is not None and not self.result.showdown):
+            return {}
+        return {p.seat: tuple(p.cards) for p in self.players if not p.folded}
+
     def pots(self) -> list[Pot]:
         """The pots formed by the chips put in before this street's wagers."""
         return build_pots([(p.seat, p.put - p.wager, p.folded) for p in self.players])

@@ -28,8 +28,12 @@ HANDS = {
 }
 
 
-def new_hand() -> Hand:
-    return scripted_hand(RULES, dict.fromkeys(HANDS, 1000), HANDS, button=2)
+def new_hand(last_street: dict[int, int] | None = None) -> Hand:
+    """Seat 0 brings in; `last_street` names seats that fold before being dealt more."""
+    stacks = dict.fromkeys(HANDS, 1000)
+    last = last_street or {}
+    hands = {s: " ".join(h.split()[: last.get(s, 7)]) for s, h in HANDS.items()}
+    return scripted_hand(RULES, stacks, hands, button=2, last_street=last_street)
 
 
 def card_strings(view: object) -> set[str]:
@@ -93,7 +97,7 @@ def test_views_offer_legal_actions_to_the_seat_to_act_only() -> None:
 
 
 def test_views_reveal_shown_hands_but_never_folded_or_mucked_ones() -> None:
-    hand = new_hand()
+    hand = new_hand(last_street={0: 3})
     play(hand, "0: bring_in, 1: call, 2: complete, 0: fold, 1: call")
     while hand.to_act is not None:
         legal = hand.legal_actions()
@@ -104,8 +108,9 @@ def test_views_reveal_shown_hands_but_never_folded_or_mucked_ones() -> None:
         hand.act(legal.seat, Action(kind))
     assert hand.is_over
     seen = card_strings(observer_view(hand)) | card_strings(view_for(hand, 2))
-    assert {"Ks", "Kd"} <= seen  # seat 2 showed first
-    assert not {"7h", "7d"} & seen  # seat 0 folded
+    assert {"Ks", "Kd"} <= seen  # seat 2 showed first (a pair of fives showing)
+    assert not {"7h", "7d", "As", "Ah"} & seen  # seat 0 folded, seat 1 mucked
+    assert {"As", "Ah"} <= card_strings(view_for(hand, 1))  # but its owner sees them
     result = observer_view(hand)["result"]
     assert result["awards"] and json.dumps(observer_view(hand))
 
@@ -182,3 +187,20 @@ def test_two_bet_sizes_need_an_amount() -> None:
     assert hand.legal_actions().bets == (20, 40)
     with pytest.raises(IllegalAction, match="20 or 40"):
         play(hand, "1: bet")
+
+
+def test_r24_history_holds_every_showdown_hand_mucked_or_not_but_never_a_folded_one() -> None:
+    hand = new_hand(last_street={0: 3})
+    play(hand, "0: bring_in, 1: call, 2: complete, 0: fold, 1: call")
+    assert hand.showdown_hands() == {}
+    while hand.to_act is not None:
+        legal = hand.legal_actions()
+        if legal.show:
+            kind = ActionKind.MUCK
+        else:
+            kind = ActionKind.CHECK if legal.check else ActionKind.CALL
+        hand.act(legal.seat, Action(kind))
+    assert hand.seat_state(1).mucked
+    history = hand.showdown_hands()
+    assert set(history) == {1, 2}
+    assert [str(c) for c in history[1]] == HANDS[1].split()
