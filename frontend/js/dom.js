@@ -99,7 +99,7 @@ export function dialog(title, content, buttons, { id, wide } = {}) {
     const finish = (value) => {
       if (done) return;
       done = true;
-      dlg.close();
+      if (dlg.open) dlg.close();
       dlg.remove();
       resolve(value);
     };
@@ -129,6 +129,7 @@ export function dialog(title, content, buttons, { id, wide } = {}) {
       ev.preventDefault();
       row.querySelector("button[type=submit]")?.click();
     });
+    dlg.addEventListener("close", () => finish(null));
     dlg.addEventListener("cancel", (ev) => {
       ev.preventDefault();
       finish(null);

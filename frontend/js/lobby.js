@@ -111,7 +111,7 @@ export async function lobbyPage(root, user, { go }) {
     const t = created.table;
     if (created.invite) rememberInvite(t.id, created.invite, t.name);
     toast(`Table “${t.name}” created`);
-    go(`/table/${t.id}`);
+    await go(`/table/${t.id}`);
     if (t.private && created.invite) showInvite(created.invite, t.name);
   }
 

@@ -14,7 +14,7 @@ let cleanup = null;
 function go(path, { replace = false } = {}) {
   if (replace) history.replaceState(null, "", path);
   else history.pushState(null, "", path);
-  route();
+  return route();
 }
 
 function drawNav() {

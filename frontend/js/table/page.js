@@ -144,7 +144,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const t = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([t, info, host, status, state.closed, state.postAnteDue]);
+    const key = JSON.stringify([t, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue]);
     keyed(header, key, () => {
       if (!t) return h("h1.table-title", "Connecting…");
       const conn = { open: "Connected", connecting: "Connecting…", retrying: "Reconnecting…", gone: "Disconnected" }[status];
@@ -281,6 +281,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const hand = state.hand;
     const seat = mySeat(state);
     const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open"]);
+    actionBar.dataset.turn = legal ? String(hand.turn_id) : "";
     keyed(actionBar, key, () => {
       if (state.closed) return h("p.waiting", "This table is closed.");
       if (seat === null) return h("p.waiting", "You are watching. Pick an empty seat to play.");

@@ -1,0 +1,132 @@
+"""Browser tests: a real server process (uvicorn on a free loopback port, SQLite in a temporary
+folder) and Debian's Chromium driven by Playwright (never a downloaded browser).
+
+Without /usr/bin/chromium the tests are skipped, unless `CI=true`: then they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).parent == here:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.browser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: end-to-end tests in headless Chromium")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> Path:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing (Debian's chromium package; `make test` installs it)"
+        if IN_CI:
+            pytest.fail(f"{message}; CI=true: the browser tests must run", pytrace=False)
+        pytest.skip(message)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[str]:
+    """`python -m app` as its own process, as a player would run it."""
+    data = tmp_path_factory.mktemp("browser-data")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATA_DIR": str(data),
+        "DATABASE_URL": "",
+        "REDIS_URL": "",
+        "SMTP_URL": "",
+        "ARGON2_TIME_COST": "1",
+        "ARGON2_MEMORY_KIB": "8192",
+        "ARGON2_PARALLELISM": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    log = (data / "server.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # readiness: the health check answers
+            if proc.poll() is not None:
+                raise RuntimeError(f"the server exited: {(data / 'server.log').read_text()}")
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not start in 30 s")
+            time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: Path) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(chromium_path), args=FLAGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="session")
+def shots_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Screenshots of the key moments (`SCREENSHOTS_DIR` keeps them somewhere known)."""
+    wanted = os.environ.get("SCREENSHOTS_DIR")
+    if wanted:
+        path = Path(wanted)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("screenshots")

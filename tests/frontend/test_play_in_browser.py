@@ -1,0 +1,186 @@
+"""Two people in two browsers: register, a private table through its invite link, buy-ins, and
+hands of Stud Hi, Stud Hi/Lo and Razz played to the showdown and to a fold by pressing what
+the page offers; a reload and a dropped connection in the middle of hands."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, expect
+
+from tests.frontend.players import (
+    HIGH_NAME,
+    LOW_NAME,
+    Game,
+    Player,
+    Policy,
+    calldown,
+    complete_and_fold,
+)
+
+TABLE_PASSWORD = "green-felt"
+
+
+def create_private_table(host: Player) -> str:
+    page = host.page
+    page.get_by_role("button", name="Create a table").click()
+    dlg = page.locator("#create-dialog")
+    dlg.get_by_label("Table name").fill("Friday Stud")
+    dlg.get_by_label("Game").select_option("stud")
+    dlg.get_by_label("Pause between hands (seconds)").fill("1.5")
+    dlg.get_by_label("Private table (invite link only)").check()
+    dlg.get_by_label("Password (optional, private tables)").fill(TABLE_PASSWORD)
+    host.shot("create-table")
+    dlg.get_by_role("button", name="Create", exact=True).click()
+    invite = page.locator("#invite-dialog input.invite-link")
+    expect(invite).to_have_value(re.compile(r"/invite/[A-Za-z0-9_-]{16,}$"))
+    link = invite.input_value()
+    page.locator("#invite-dialog").get_by_role("button", name="Done").click()
+    expect(page.locator(".table-title")).to_have_text("Friday Stud")
+    return link
+
+
+def join_by_invite(player: Player, link: str) -> None:
+    page = player.page
+    page.goto(link)
+    dlg = page.locator("#password-dialog")
+    dlg.get_by_label("Table password").fill("not it")
+    dlg.get_by_role("button", name="Join").click()
+    expect(dlg.locator(".form-error")).to_contain_text("wrong table password")
+    dlg.get_by_label("Table password").fill(TABLE_PASSWORD)
+    dlg.get_by_role("button", name="Join").click()
+    expect(page.locator(".table-title")).to_have_text("Friday Stud")
+    expect(page).to_have_url(re.compile(r"/table/\d+$"))
+
+
+def change_variant(host: Player, variant: str) -> None:
+    page = host.page
+    page.locator('button[data-cmd="host"]').click()
+    dlg = page.locator("#host-dialog")
+    dlg.get_by_label("Game").select_option(variant)
+    dlg.get_by_role("button", name="Save settings").click()
+    expect(dlg).to_be_hidden()
+
+
+def play_variant(game: Game, variant: str, policy: Policy, previous: str | None, **kw: Any) -> str:
+    """Play `policy` in the first hand of `variant` (hands dealt before the host's change
+    took effect are folded quickly)."""
+    while True:
+        turn = game.next_hand(previous)
+        if turn["variant"] == variant:
+            return game.play(policy, previous, **kw)
+        previous = game.play(complete_and_fold, previous)
+
+
+def log_text(player: Player) -> str:
+    text: str = player.page.locator("ol.log").inner_text()
+    return text
+
+
+def test_two_browsers_play_stud_stud8_and_razz(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    tag = secrets.token_hex(3)
+    desk = browser.new_context(viewport={"width": 1366, "height": 860})
+    phone = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    ann = Player(f"ann{tag}", desk.new_page(), shots_dir)
+    bob = Player(f"bob{tag}", phone.new_page(), shots_dir)
+    try:
+        ann.register(server_url)
+        bob.register(server_url)
+        ann.shot("lobby")
+
+        link = create_private_table(ann)
+        join_by_invite(bob, link)
+        ann.sit(0, screenshot="buy-in")
+        bob.sit(1)
+        game = Game([ann, bob])
+
+        # -- Stud Hi to the showdown: the hands are named, the pot is awarded ------------------
+        mid_hand_shot: dict[str, bool] = {}
+
+        def shoot_late_streets(turn: dict[str, Any]) -> None:
+            if turn["street"] >= 5 and not mid_hand_shot:
+                mid_hand_shot["done"] = True
+                timer = ann.page.locator(".action-bar .countdown, .seat-box.acting .timer")
+                expect(timer.first).to_be_visible()
+                expect(ann.page.locator(".seat-box.mine .card.own-down")).to_have_count(2)
+                expect(ann.page.locator(".seat-box:not(.mine) .card.back")).to_have_count(2)
+                ann.shot("table-stud")
+
+        hand = game.play(calldown, None, on_turn=shoot_late_streets)
+        expect(ann.page.locator("ol.log")).to_contain_text("wins")
+        expect(ann.page.locator("ol.log")).to_contain_text("Showdown")
+        ann.shot("showdown-stud")
+        assert HIGH_NAME.search(log_text(ann)), log_text(ann)
+        assert HIGH_NAME.search(log_text(bob))
+
+        # -- Stud Hi to a fold: the bring-in is completed and the other player folds ----------
+        hand = game.play(complete_and_fold, hand)
+        expect(ann.page.locator("ol.log")).to_contain_text("folds")
+        expect(bob.page.locator("ol.log")).to_contain_text("completes to $1")
+
+        # -- Stud Hi/Lo: the phone player reloads in the middle of the hand and carries on ----
+        change_variant(ann, "stud8")
+        reloaded: dict[str, bool] = {}
+
+        def reload_bob(turn: dict[str, Any]) -> str | None:
+            if reloaded or turn["street"] < 4 or turn["seat"] != bob.seat:
+                return None
+            reloaded["done"] = True
+            up_before = bob.state(f"s.hand.players[{bob.seat}].up")
+            bob.page.reload()
+            mine = bob.page.locator(".seat-box.mine")
+            expect(mine.locator(".card.own-down")).to_have_count(2)
+            expect(mine.locator(".card.face:not(.own-down)")).to_have_count(len(up_before))
+            bar = bob.page.locator(f'.action-bar[data-turn="{turn["turn_id"]}"]')
+            expect(bar.locator("button.act").first).to_be_enabled()
+            bob.shot("phone-after-reload")
+            return "replay"
+
+        hand = play_variant(game, "stud8", calldown, hand, on_turn=reload_bob)
+        assert reloaded, "the reload happened during the Stud Hi/Lo hand"
+        assert HIGH_NAME.search(log_text(ann))
+        hand = play_variant(game, "stud8", complete_and_fold, hand)
+
+        # -- Razz with the keyboard; the desktop player's connection drops and catches up -----
+        change_variant(ann, "razz")
+        dropped: dict[str, bool] = {}
+
+        def drop_ann(turn: dict[str, Any]) -> str | None:
+            if dropped or turn["street"] < 4 or turn["seat"] != bob.seat:
+                return None
+            dropped["done"] = True
+            ann.page.evaluate(
+                "() => { window.__dropped = window.studDebug.socket.ws; window.studDebug.drop(); }"
+            )
+            ann.page.wait_for_function(
+                "() => { const w = window.studDebug.socket.ws;"
+                " return w && w !== window.__dropped && w.readyState === 1; }"
+            )
+            expect(ann.page.locator(".conn.conn-open")).to_be_visible()
+            return "replay"
+
+        hand = play_variant(game, "razz", calldown, hand, on_turn=drop_ann, keys=True)
+        assert dropped
+        razz_log = log_text(ann)
+        assert LOW_NAME.search(razz_log), razz_log
+        ann.shot("showdown-razz")
+        hand = play_variant(game, "razz", complete_and_fold, hand, keys=True)
+
+        # -- chat, observers' view of the log, and no script errors anywhere ------------------
+        bob.page.get_by_role("tab", name="Chat").click()
+        bob.page.get_by_role("textbox", name="Chat message").fill("nice hand")
+        bob.page.get_by_role("textbox", name="Chat message").press("Enter")
+        ann.page.get_by_role("tab", name="Chat").click()
+        expect(ann.page.locator("ol.chat")).to_contain_text("nice hand")
+        bob.shot("phone-table")
+        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+    finally:
+        desk.close()
+        phone.close()
