@@ -10,6 +10,7 @@ import pytest
 from app.engine import (
     Action,
     ActionKind,
+    BringInDue,
     Completed,
     Folded,
     Hand,
@@ -357,3 +358,22 @@ def test_r19_timeout_out_of_turn_is_refused() -> None:
     with pytest.raises(IllegalAction, match="not your turn"):
         hand.time_out(1, all_in_protection=True)
     assert hand.events == before
+
+
+def test_r18_short_all_in_bet_is_not_a_bet_for_those_who_checked() -> None:
+    hand = table(n=4, stacks={1: 5 + 10 + 15}, hands=ACES_UP)
+    to_street(hand, 5)
+    play(hand, "0: check, 1: bet 15")  # all-in for 15: less than half of 40, not a bet
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.call, legal.raises) == (2, 15, (40,))
+    play(hand, "2: call, 3: call")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.call, legal.raises, legal.fold) == (0, 15, (), True)
+
+
+def test_r19_protected_bring_in_is_all_in_and_the_bring_in_passes_left() -> None:
+    hand = table()
+    events = hand.time_out(0, all_in_protection=True)
+    assert events[:2] == [TimedOut(0, "all_in"), BringInDue(1)]
+    assert hand.seat_state(0).all_in and hand.seat_state(0).stack == 995
+    assert hand.to_act == 1 and hand.legal_actions().bring_in == 10
