@@ -45,6 +45,21 @@ class Settings(BaseSettings):
     login_attempts_per_name: int = 10
     login_attempts_per_ip: int = 50
 
+    # Mail ("email me this hand"): SMTP_URL is smtp://, smtp+starttls:// or smtps://
+    # [user:password@]host[:port]; without it messages go to a Maildir (`effective_maildir`).
+    mail_from: str = "noreply@localhost"  # the sender address; the display name is site_name
+    maildir: Path | None = None  # default: data_dir / "maildir"
+    public_base_url: str | None = None  # for links in mail; default http://host:port
+    mail_worker_enabled: bool = True
+    mail_hands_per_hour: int = 10  # hand-history requests per player per hour
+    mail_verifications_per_hour: int = 3  # verification emails per player per hour
+    mail_max_attempts: int = 8
+    mail_retry_base_seconds: float = 30.0  # back-off: base * 2**(attempt-1), capped
+    mail_retry_max_seconds: float = 3600.0
+    mail_lease_seconds: float = 300.0  # a claimed request is another worker's after this
+    mail_poll_seconds: float = 5.0
+    mail_verify_hours: float = 48.0  # a verification link's lifetime
+
     @property
     def effective_database_url(self) -> str:
         if self.database_url:
@@ -55,6 +70,14 @@ class Settings(BaseSettings):
     def allowed_origin_set(self) -> frozenset[str]:
         origins = (o.strip().rstrip("/") for o in self.allowed_origins.split(","))
         return frozenset(o for o in origins if o)
+
+    @property
+    def effective_maildir(self) -> Path:
+        return self.maildir or self.data_dir / "maildir"
+
+    @property
+    def effective_public_base_url(self) -> str:
+        return (self.public_base_url or f"http://{self.host}:{self.port}").rstrip("/")
 
     @property
     def fanout_url(self) -> str:

@@ -209,3 +209,7 @@ class Seat(Base):
     stack: Mapped[int] = mapped_column(BigInteger, default=0)
     sitting_out: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = _created()
+
+
+# The mail outbox's tables live in their own module; importing it here registers them.
+from app.store import outbox as _outbox  # noqa: E402, F401
