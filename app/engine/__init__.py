@@ -18,12 +18,22 @@ Public API (everything below is importable from `app.engine`)::
     hand.showdown_hands()  # R24: every showdown hand, mucked or not (history only)
     view_for(hand, seat), observer_view(hand)        # JSON-friendly snapshots (views.py)
 
-Tests and replays: `app.engine.scripted` builds decks that deal chosen cards
-(`scripted_deck`, `scripted_hand`, `dealing_order`) and plays "3: call, 5: raise 40" scripts.
+Modules: rules.py (Rules, SeatSpec), variants.py (the registry), actions.py (Action,
+LegalActions, IllegalAction), events.py, hand.py (Hand: inputs and reading), flow.py (deal,
+rounds, showdown, settling), betting.py (one betting round, R13-R18), validation.py (refusals
+with readable reasons), showdown.py and pots.py (R20-R23, R4), state.py (Player, Dealer,
+SeatState, HandResult, Phase), views.py. `app.engine.scripted` builds decks that deal chosen
+cards (`scripted_deck`, `scripted_hand`, `dealing_order`) and plays "3: call, 5: raise 40"
+scripts, for tests and replays.
+
+Phases (`hand.phase`): BETTING; SHOWDOWN while a seat that can win nothing decides show or
+muck (R23); UNCONTESTED while the uncalled winner decides show or don't show; OVER. Pots are
+awarded after that last decision.
 
 Amounts: ints in the table's chip unit. `Action.amount` for BRING_IN, COMPLETE, BET and RAISE
 is the seat's total wager on the street after the action; it may be omitted when only one
-amount is legal. `LegalActions.call` is the chips a call adds; `bets`/`raises` list the legal
+amount is legal (with two, e.g. the R14 option, it must be given). CALL may carry its "to"
+amount. `LegalActions.call` is the chips a call adds; `bets`/`raises` list the legal
 "to" amounts: (small, big) for the R14 fourth-street option, an all-in amount when the stack is
 short. `LegalActions.actions()` lists every legal `Action`.
 
