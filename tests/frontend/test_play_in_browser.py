@@ -98,7 +98,7 @@ def test_two_browsers_play_stud_stud8_and_razz(
         link = create_private_table(ann)
         join_by_invite(bob, link)
         ann.sit(0, screenshot="buy-in")
-        bob.sit(1)
+        bob.sit(4)
         game = Game([ann, bob])
 
         # -- Stud Hi to the showdown: the hands are named, the pot is awarded ------------------

@@ -20,6 +20,7 @@ export function emptyState(userId) {
     postAnteDue: false,
     closed: false,
     handsSeen: 0,
+    commitment: null, // {hand_id, commitment, scheme}: the deal fixed before the first card
   };
 }
 
@@ -150,6 +151,7 @@ export function applySnapshot(state, snap) {
     rake: 0,
     over: false,
     bring_in_seat: null,
+    commitment: hv.commitment || null,
   };
   if (hv.result) {
     hand.over = hv.phase === "over";
@@ -193,6 +195,14 @@ export function applyEvent(state, ev) {
       state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId });
       if (state.chat.length > CHAT_MAX) state.chat.shift();
       break;
+    case "deal_committed":
+      state.commitment = { hand_id: ev.hand_id, commitment: ev.commitment, scheme: ev.scheme };
+      if (hand && hand.hand_id === ev.hand_id) hand.commitment = ev.commitment;
+      break;
+    case "hand_voided":
+      log(state, "The hand in progress when the server stopped was cancelled; every stack is back to where it was when it began.", "warn");
+      if (hand && (!ev.hand_id || ev.hand_id === hand.hand_id)) state.hand = null;
+      break;
     case "post_ante_due":
       if (ev.seat === mySeat(state)) state.postAnteDue = true;
       break;
@@ -204,6 +214,7 @@ export function applyEvent(state, ev) {
         to_act: null, turn_id: null, legal: null, deadline: null, timer_ms: state.table?.action_timer_ms ?? 10000,
         community: null, players, pots: [], street_put: {}, order: [], awards: [], rake: 0, over: false,
         bring_in_seat: null,
+        commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
       };
       state.postAnteDue = false;
       state.handsSeen += 1;

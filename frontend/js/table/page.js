@@ -58,10 +58,10 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   let lastHandSeen = 0;
 
   const header = h("div.table-head");
-  const felt = h("div.felt", { role: "region", "aria-label": "The table" }, h("div.rail"), h("div.center", { "aria-live": "polite" }));
+  const results = h("div.results", { "aria-live": "polite" });
+  const felt = h("div.felt", { role: "region", "aria-label": "The table" }, h("div.rail"), h("div.center", h("div.center-info", { "aria-live": "polite" }), results));
   const actionBar = h("div.action-bar", { role: "region", "aria-label": "Your actions" });
   const announcer = h("div.sr-only", { "aria-live": "assertive", id: "turn-announcer" });
-  const results = h("div.results", { "aria-live": "polite" });
   const logList = h("ol.log", { "aria-label": "Hand log" });
   const chatList = h("ol.chat", { "aria-label": "Chat messages" });
   const chatInput = h("input", { type: "text", maxlength: 200, placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
@@ -79,7 +79,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     "section.table-page",
     { "aria-label": "Table" },
     header,
-    h("div.table-main", h("div.felt-wrap", felt, results), h("aside.side", tabs.el)),
+    h("div.table-main", h("div.felt-wrap", felt), h("aside.side", tabs.el)),
     actionBar,
     announcer,
   );

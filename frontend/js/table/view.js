@@ -106,14 +106,14 @@ export function renderFelt(felt, state, ctx) {
     const wager = p && !state.hand.over ? p.wager : 0;
     keyed(bet, String(wager), () => (wager ? h("div.chipstack", { "aria-label": `${seatName(state, seat)} bets ${chips(wager)}` }, h("span.chip", { "aria-hidden": "true" }), chips(wager)) : null));
   }
-  renderCenter(felt.querySelector(".center"), state);
+  renderCenter(felt.querySelector(".center-info"), state);
 }
 
 function renderCenter(el, state) {
   const hand = state.hand;
   const table = state.table;
   const pots = displayPots(hand);
-  const key = JSON.stringify([hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
+  const key = JSON.stringify([hand?.commitment, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
   keyed(el, key, () => {
     const parts = [];
     const variant = hand?.variant || table?.variant;
@@ -131,6 +131,9 @@ function renderCenter(el, state) {
           pots.map((pot, i) => h(`div.pot${i ? ".side" : ""}`, h("span.pot-label", i === 0 ? (pots.length > 1 ? "Main pot" : "Pot") : `Side pot ${i}`), h("span.pot-amount", chips(pot.amount)))),
         ),
       );
+    }
+    if (hand?.commitment) {
+      parts.push(h("div.commitment", { title: `SHA-256 of the salt and the deck order, announced before the first card: ${hand.commitment}` }, "Deal committed · ", h("code", hand.commitment.slice(0, 12) + "…")));
     }
     if (hand?.community) parts.push(h("div.community", h("span", "Community card"), card(hand.community)));
     if (table?.closing && !state.closed) parts.push(h("div.note", "Closing after this hand"));
