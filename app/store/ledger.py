@@ -556,7 +556,9 @@ async def settle_hand(
         session,
         TxKind.HAND_SETTLEMENT,
         key,
-        memo or f"hand {key} at table {table_id}, rake {rake}",
+        # the stack changes are not entries (they stay inside the escrow): the memo keeps them
+        memo
+        or f"hand {key} at table {table_id}: stacks {dict(sorted(deltas.items()))}, rake {rake}",
         lock=[escrow, house],
         plan=plan,
         expected=legs,
