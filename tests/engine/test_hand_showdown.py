@@ -107,6 +107,15 @@ def test_r20_stud8_one_player_scoops_high_and_low() -> None:
     assert awards(hand) == [(0, 0, 15, "high"), (0, 0, 15, "low")]
 
 
+def test_r20_stud8_high_and_low_may_use_different_cards() -> None:
+    hands = {0: "Ah 2h 3c 4h 8d 9h Kh", 1: "Qs Qd Js Jd Ts 7c 6c"}
+    hand = table(hands, Variant.STUD8)
+    check_down(hand)
+    shown = {e.seat: (e.high, e.low) for e in hand.events if isinstance(e, HandShown)}
+    assert shown[0] == ("Flush, ace high", "8-4-3-2-A low")
+    assert awards(hand) == [(0, 0, 15, "high"), (0, 0, 15, "low")]
+
+
 def test_r20_stud8_no_qualifying_low_high_takes_all() -> None:
     hands = {0: STUD8[0], 2: STUD8[2]}
     hand = table(hands, Variant.STUD8)
