@@ -23,6 +23,7 @@ function drawNav() {
     user
       ? [
           h("a", { href: "/lobby", "data-link": "" }, "Lobby"),
+          h("a", { href: "/hands", "data-link": "" }, "My hands"),
           h("span.who", { "aria-label": `Logged in as ${user.name}` }, user.name),
           h("button.btn.small.ghost", { type: "button", id: "logout", onclick: logout }, "Log out"),
         ]
@@ -71,9 +72,9 @@ async function route() {
   } else if ((m = path.match(/^\/invite\/([^/]+)$/))) {
     await invitePage(root, decodeURIComponent(m[1]), { go });
   } else if (path === "/hands" || path.startsWith("/hands/")) {
-    const { historyPage } = await import("./history.js").catch(() => ({ historyPage: null }));
-    if (historyPage) cleanup = await historyPage(root, user, path, { go });
-    else clear(root, h("section.panel.narrow", h("h1", "Hand histories"), h("p", "Not available yet.")));
+    document.title = "My hands · Stud";
+    const { historyPage } = await import("./history.js");
+    cleanup = await historyPage(root, user, path, { go });
   } else {
     if (path !== "/lobby") history.replaceState(null, "", "/lobby");
     document.title = "Lobby · Stud";

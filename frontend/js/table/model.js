@@ -20,6 +20,7 @@ export function emptyState(userId) {
     postAnteDue: false,
     closed: false,
     handsSeen: 0,
+    lastHandId: null, // the last finished hand this player was dealt into
     commitment: null, // {hand_id, commitment, scheme}: the deal fixed before the first card
   };
 }
@@ -355,6 +356,7 @@ export function applyEvent(state, ev) {
           if (hand.players[seat]) hand.players[seat].stack = ev.stacks[i];
         });
         hand.over = true;
+        if (mySeat(state) !== null && hand.players[mySeat(state)]) state.lastHandId = hand.hand_id;
         hand.to_act = null;
         hand.legal = null;
         hand.deadline = null;

@@ -1,6 +1,7 @@
 // The table page: connects, keeps the state, draws it, and sends the player's commands.
 
 import { get, me } from "../api.js";
+import { emailHand } from "../history.js";
 import { chips, clear, dialog, dollars, field, h, stakes, toast, toCents, VARIANTS } from "../dom.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
@@ -144,7 +145,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const t = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([t, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue]);
+    const key = JSON.stringify([t, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandId]);
     keyed(header, key, () => {
       if (!t) return h("h1.table-title", "Connecting…");
       const conn = { open: "Connected", connecting: "Connecting…", retrying: "Reconnecting…", gone: "Disconnected" }[status];
@@ -159,6 +160,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(btn("Top up", "top-up", topUp));
         buttons.push(btn(info.leaving ? "Leaving after this hand" : "Leave seat", "leave", leave, info.leaving));
       }
+      if (state.lastHandId) buttons.push(btn("Email me the last hand", "email-hand", () => emailLastHand(state.lastHandId)));
       const invite = invitesFor(t.id);
       if (invite) buttons.push(btn("Invite link", "invite", () => showInvite(invite.token, t.name)));
       if (host && !state.closed) buttons.push(btn("Host controls", "host", () => hostDialog(t, state, command)));
@@ -256,6 +258,15 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       ],
       { id: "top-up-dialog" },
     );
+  }
+
+  async function emailLastHand(handId) {
+    try {
+      const r = await emailHand(handId);
+      toast(`Hand ${handId}: email request #${r.id} ${r.status} (see My hands)`);
+    } catch (err) {
+      toast(err.status === 403 && err.code === "email_not_verified" ? "Verify your email address first (My hands)" : err.message, "error", 6000);
+    }
   }
 
   async function leave() {
