@@ -75,6 +75,24 @@ def play_variant(game: Game, variant: str, policy: Policy, previous: str | None,
         previous = game.play(complete_and_fold, previous)
 
 
+def pause_and_close(game: Game, host: Player, last_hand: str) -> None:
+    page = host.page
+    page.locator('button[data-cmd="host"]').click()
+    dlg = page.locator("#host-dialog")
+    dlg.locator('button[data-host="pause"]').click()
+    dlg.get_by_role("button", name="Close", exact=True).click()
+    expect(dlg).to_be_hidden()
+    # once the pause is seen, any hand dealt before it is known too: play it out
+    page.wait_for_function("() => window.studDebug.state.table.paused === true")
+    if host.state("!!(s.hand && !s.hand.over)"):
+        game.play(complete_and_fold, last_hand)
+    page.locator('button[data-cmd="host"]').click()
+    dlg.locator('button[data-host="close"]').click()
+    page.locator("#close-dialog").get_by_role("button", name="Close table").click()
+    dlg.get_by_role("button", name="Close", exact=True).click()
+    expect(dlg).to_be_hidden()
+
+
 def log_text(player: Player) -> str:
     text: str = player.page.locator("ol.log").inner_text()
     return text
@@ -88,6 +106,7 @@ def test_two_browsers_play_stud_stud8_and_razz(
     phone = browser.new_context(
         viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
     )
+    watch = browser.new_context(viewport={"width": 1024, "height": 760})
     ann = Player(f"ann{tag}", desk.new_page(), shots_dir)
     bob = Player(f"bob{tag}", phone.new_page(), shots_dir)
     try:
@@ -100,6 +119,10 @@ def test_two_browsers_play_stud_stud8_and_razz(
         ann.sit(0, screenshot="buy-in")
         bob.sit(4)
         game = Game([ann, bob])
+        carl = Player(f"carl{tag}", watch.new_page(), shots_dir)
+        carl.register(server_url)
+        join_by_invite(carl, link)
+        expect(carl.page.locator(".action-bar")).to_contain_text("You are watching")
 
         # -- Stud Hi to the showdown: the hands are named, the pot is awarded ------------------
         mid_hand_shot: dict[str, bool] = {}
@@ -112,6 +135,10 @@ def test_two_browsers_play_stud_stud8_and_razz(
                 expect(ann.page.locator(".seat-box.mine .card.own-down")).to_have_count(2)
                 expect(ann.page.locator(".seat-box:not(.mine) .card.back")).to_have_count(2)
                 ann.shot("table-stud")
+                # the observer sees every up card and only the backs of the down cards
+                expect(carl.page.locator(".seat-box .card.back")).to_have_count(4)
+                expect(carl.page.locator(".card.own-down")).to_have_count(0)
+                expect(carl.page.locator(".seat-box .card.face")).to_have_count(6)
 
         hand = game.play(calldown, None, on_turn=shoot_late_streets)
         expect(ann.page.locator("ol.log")).to_contain_text("wins")
@@ -180,7 +207,16 @@ def test_two_browsers_play_stud_stud8_and_razz(
         ann.page.get_by_role("tab", name="Chat").click()
         expect(ann.page.locator("ol.chat")).to_contain_text("nice hand")
         bob.shot("phone-table")
-        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+
+        # -- the host pauses, then closes the table: the stacks go back to the balances --------
+        pause_and_close(game, ann, hand)
+        for player in (ann, bob, carl):
+            expect(player.page.locator(".action-bar")).to_contain_text("This table is closed")
+        ann.page.get_by_role("button", name="Lobby", exact=True).click()
+        expect(ann.page.locator(".balance")).to_have_text(re.compile(r"^\$\d"))
+        assert ann.page.locator(".balance").inner_text() != "$960"  # the $40 stack came back
+        assert not ann.errors and not bob.errors and not carl.errors, ann.errors + bob.errors
     finally:
         desk.close()
         phone.close()
+        watch.close()

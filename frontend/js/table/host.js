@@ -33,7 +33,11 @@ export async function hostDialog(table, state, command) {
         type: "button",
         dataset: { host: "close" },
         onclick: async () => {
-          if (!confirm("Close the table? Every stack goes back to its owner's balance.")) return;
+          const sure = await dialog("Close the table?", h("p", "Every stack goes back to its owner's balance. A hand in progress is played out first."), [
+            { label: "Keep it open", value: false },
+            { label: "Close table", value: true, primary: true },
+          ], { id: "close-dialog" });
+          if (!sure) return;
           await run({ type: "host_close" }, (r) => (r.closed ? "Table closed" : "The table closes after this hand"));
         },
       }, "Close table"),
