@@ -11,6 +11,7 @@ from app.tables.clock import Clock, RealClock
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
 from app.tables.table import DeckSource, Table
+from app.tables.writer import HandWriter
 
 
 class TableManager:
@@ -20,23 +21,33 @@ class TableManager:
         fanout: BaseFanout,
         clock: Clock | None = None,
         deck_source: DeckSource | None = None,
+        writer: HandWriter | None = None,
     ) -> None:
         self.store = store
         self.fanout = fanout
         self.clock: Clock = clock or RealClock()
         self.deck_source = deck_source
         self.tables: dict[int, Table] = {}
+        self.writer = writer or HandWriter()  # hand records, off the tables' hot path
 
     def _kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"store": self.store, "fanout": self.fanout, "clock": self.clock}
+        kwargs: dict[str, Any] = {
+            "store": self.store,
+            "fanout": self.fanout,
+            "clock": self.clock,
+            "writer": self.writer,
+        }
         if self.deck_source is not None:
             kwargs["deck_source"] = self.deck_source
         return kwargs
 
     async def restore(self) -> int:
-        """Bring back every open table with its seats and stacks (a hand that was being
-        played when the server stopped never settled: its stacks are as before it)."""
+        """Bring back every open table with its seats and stacks. A hand that was being
+        played when the server stopped never settled: it is recorded void, its stacks are as
+        before it, and the table tells whoever reconnects (`hand_voided`)."""
+        voided = await self.store.void_interrupted()
         for stored in await self.store.load_open():
+            stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
             table = Table.restore(stored, **self._kwargs())
             self.tables[table.id] = table
             table.start()
@@ -85,3 +96,4 @@ class TableManager:
         for table in list(self.tables.values()):
             await table.stop()
         self.tables.clear()
+        await self.writer.stop()

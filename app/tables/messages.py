@@ -137,7 +137,8 @@ class BotAct:
 
 @dataclass(frozen=True, slots=True)
 class Sync:
-    """Answered once every message before it is handled (tests, shutdown)."""
+    """Answered once every message before it is handled and the table's hand records are
+    written (tests, shutdown)."""
 
 
 Message = (

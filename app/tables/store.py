@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import select
 
-from app.store import accounts, ledger
+from app.store import accounts, hands, ledger
 from app.store.db import Database
 from app.store.errors import NameTaken, StoreError
 from app.store.models import PokerTable, Seat, User
@@ -42,6 +42,8 @@ class StoredTable:
     password_hash: str | None
     members: set[int] = field(default_factory=set)
     seats: list[StoredSeat] = field(default_factory=list)
+    button: int = -1  # the button of the table's last hand (R5 moves it on)
+    voided: list[dict[str, Any]] = field(default_factory=list)  # hands voided at start-up
 
 
 class TableStore(Protocol):
@@ -67,6 +69,9 @@ class TableStore(Protocol):
         self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
     ) -> None: ...
     async def close(self, table_id: int) -> None: ...
+    async def record_start(self, start: hands.HandStart) -> None: ...
+    async def record_hand(self, finish: hands.HandFinish) -> None: ...
+    async def void_interrupted(self) -> list[dict[str, Any]]: ...
     async def user_name(self, user_id: int) -> str: ...
     async def make_bot(self, table_id: int, number: int, chips: int) -> tuple[int, str]: ...
 
@@ -142,6 +147,9 @@ class LedgerTableStore:
                         )
                     )
                 out.append(stored)
+            buttons = await hands.last_buttons(s, [st.table_id for st in out])
+            for st in out:
+                st.button = buttons.get(st.table_id, -1)
             return out
 
     async def buy_in(
@@ -206,6 +214,30 @@ class LedgerTableStore:
         async with self.db.transaction() as s:
             table = await get_table(s, table_id)
             table.status = "closed"
+
+    async def record_start(self, start: hands.HandStart) -> None:
+        """The live hand's row: nothing secret (no card, no deck)."""
+        async with self.db.transaction() as s:
+            await hands.record_start(s, start)
+
+    async def record_hand(self, finish: hands.HandFinish) -> None:
+        """The finished hand's record and its settlement, in one transaction."""
+        async with self.db.transaction() as s:
+            await hands.record_finished(s, finish)
+
+    async def void_interrupted(self) -> list[dict[str, Any]]:
+        """Void every hand the server died in (start-up, before the tables come back)."""
+        async with self.db.transaction() as s:
+            rows = await hands.void_live_hands(s)
+            return [
+                {
+                    "hand_id": row.id,
+                    "table_id": row.table_id,
+                    "reason": row.void_reason,
+                    "stacks": {str(seat["seat"]): seat["stack"] for seat in row.seats},
+                }
+                for row in rows
+            ]
 
     async def user_name(self, user_id: int) -> str:
         async with self.db.session() as s:

@@ -31,17 +31,20 @@ from app.engine import (
     IllegalAction,
     Phase,
     SeatSpec,
+    commitment,
     observer_view,
     view_for,
 )
 from app.engine.cards import Card, shuffled_deck
 from app.fanout import BaseFanout, channels
+from app.store.hands import HandFinish, HandStart
 from app.tables import messages as m
 from app.tables.bots import bot_action
 from app.tables.clock import Clock, TimerHandle
 from app.tables.errors import TableError
 from app.tables.settings import TableSettings
 from app.tables.store import StoredTable, TableStore
+from app.tables.writer import HandWriter
 
 log = logging.getLogger("app.tables")
 
@@ -49,6 +52,8 @@ HISTORY = 1024  # events kept for reconnecting clients
 CHAT_MAX = 200
 PROTECTIONS = 2  # R19: all-in protections per player per 24 hours
 DAY = 24 * 3600.0
+SYNC_WAIT = 30.0
+DRAIN_WAIT = 1.0  # seconds a chip move waits for the table's hand records to be written
 
 DeckSource = Callable[[], Sequence[Card]]
 
@@ -107,6 +112,7 @@ class Table:
         password_hash: str | None = None,
         members: set[int] | None = None,
         deck_source: DeckSource = shuffled_deck,
+        writer: HandWriter | None = None,
     ) -> None:
         self.id = table_id
         self.settings = settings
@@ -118,6 +124,9 @@ class Table:
         self.password_hash = password_hash
         self.members: set[int] = set(members or ())
         self.deck_source = deck_source
+        self.writer = writer or HandWriter()
+        self.recording: _Recording | None = None  # the hand being played, for its record
+        self.voided: list[dict[str, Any]] = []  # hands cancelled by the last restart
         self.channel = channels.table(table_id)
         self.seats: dict[int, SeatInfo] = {}
         self.by_user: dict[int, int] = {}
@@ -136,7 +145,6 @@ class Table:
         self.closed = False
         self.pending_settings: TableSettings | None = None
         self.protections: dict[int, list[float]] = {}
-        self.unsettled: list[tuple[str, dict[int, int], int]] = []
         self.hands_played = 0
         self.watchers = 0  # connected clients (the API layer counts them)
         self.mailbox: asyncio.Queue[tuple[m.Message, asyncio.Future[Any] | None]] = asyncio.Queue()
@@ -159,6 +167,8 @@ class Table:
             members=stored.members,
             **kwargs,
         )
+        table.button = stored.button
+        table.voided = list(stored.voided)
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
             info.sitting_out = s.sitting_out or s.stack <= 0
@@ -167,6 +177,8 @@ class Table:
         return table
 
     def start(self) -> None:
+        for void in self.voided:  # players who reconnect see the cancelled hand
+            self._emit({"type": "hand_voided", **void})
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self._schedule_hand()
 
@@ -313,6 +325,8 @@ class Table:
             )
             if hand.to_act is not None and hand_view["legal"] is None:
                 hand_view["turn_legal"] = hand.legal_actions().to_dict()
+            if self.recording is not None:
+                hand_view["commitment"] = self.recording.start.commitment
         you = self.seats[seat].public() if seat is not None else None
         return {
             "type": "snapshot",
@@ -322,6 +336,7 @@ class Table:
             "seats": self.seat_list(),
             "hand": hand_view,
             "you": {"user_id": user_id, "seat": seat, "info": you},
+            "voided": self.voided,
         }
 
     # -- dispatch --------------------------------------------------------------------------
@@ -371,6 +386,8 @@ class Table:
         return {"v": self.version, "events": [], "snapshot": self.snapshot(msg.user_id)}
 
     async def _sync(self, msg: m.Sync) -> int:
+        """A barrier: every message before it is handled and the table's records written."""
+        await self.writer.drain(self.id, SYNC_WAIT)
         return self.version
 
     # -- seating and chips -----------------------------------------------------------------
@@ -392,6 +409,7 @@ class Table:
         if s.max_buy_in is not None and msg.amount > s.max_buy_in:
             raise TableError("buy_in_too_large", f"the maximum buy-in here is {s.max_buy_in}")
         key = f"t{self.id}:u{msg.user_id}:{msg.key}"
+        await self._caught_up()
         await self.store.buy_in(self.id, msg.user_id, msg.seat, msg.amount, key)
         info = SeatInfo(msg.seat, msg.user_id, msg.name, msg.amount, secrets.token_hex(8))
         self._seat(info)
@@ -421,6 +439,7 @@ class Table:
         return {"queued": False, "stack": info.stack}
 
     async def _apply_top_up(self, info: SeatInfo, amount: int, key: str) -> None:
+        await self._caught_up()
         await self.store.top_up(self.id, info.user_id, amount, key)
         info.stack += amount
 
@@ -440,8 +459,18 @@ class Table:
             self.post(m.TimedOut(info.seat, self.turn_id))
 
     async def _remove(self, info: SeatInfo, reason: str) -> int:
-        """Free the seat and return its stack to the player's balance (between hands)."""
-        amount = await self.store.cash_out(self.id, info.user_id, f"leave:{self.id}:{info.key}")
+        """Free the seat and return its stack to the player's balance (between hands). If the
+        table's hand records are not written yet (a slow database) the cash-out is queued
+        behind them and the stack the table holds is what goes back."""
+        key = f"leave:{self.id}:{info.key}"
+        if await self.writer.drain(self.id, DRAIN_WAIT):
+            amount = await self.store.cash_out(self.id, info.user_id, key)
+        else:
+            amount = info.stack
+            user_id = info.user_id
+            self.writer.submit(
+                self.id, f"cash-out {key}", lambda: self.store.cash_out(self.id, user_id, key)
+            )
         del self.seats[info.seat]
         del self.by_user[info.user_id]
         self._emit(
@@ -587,7 +616,10 @@ class Table:
         self._cancel_timer()
         for info in list(self.seats.values()):
             await self._remove(info, "table_closed")
-        await self.store.close(self.id)
+        if await self.writer.drain(self.id, DRAIN_WAIT):
+            await self.store.close(self.id)
+        else:
+            self.writer.submit(self.id, "close", lambda: self.store.close(self.id))
         self.closed = True
         self._emit_table()
         self._emit({"type": "closed"})
@@ -641,18 +673,69 @@ class Table:
         self.hand_id = secrets.token_hex(8)
         self.hand_users = {info.seat: info.user_id for info in players}
         self.start_stacks = {info.seat: info.stack for info in players}
+        deck = list(self.deck_source())
+        salt = secrets.token_bytes(commitment.SALT_BYTES)
+        rules = self.settings.rules()
         hand = Hand.start(
-            self.settings.rules(),
+            rules,
             [SeatSpec(info.seat, info.stack) for info in players],
             self.button,
-            self.deck_source(),
-            secrets.token_bytes(32),
+            deck,
+            commitment.reshuffle_seed(salt),
         )
         self.hand = hand
+        start = self._hand_start(players, commitment.commit(deck, salt))
+        self.recording = _Recording(start, deck, salt)
+        # only what is not secret is written while the hand is live
+        self.writer.submit(self.id, f"hand {self.hand_id} start", self._record_start(start))
         for info in players:
             info.posted = False
+        self._emit(
+            {
+                "type": "deal_committed",
+                "hand_id": self.hand_id,
+                "commitment": start.commitment,
+                "scheme": commitment.SCHEME,
+            }
+        )
         self._engine_events(hand.events)
         await self._after_change()
+
+    def _hand_start(self, players: Sequence[SeatInfo], digest: str) -> HandStart:
+        s = self.settings
+        assert self.hand_id is not None
+        rules = {
+            name: getattr(s, name)
+            for name in (
+                "ante", "bring_in", "small_bet", "big_bet", "rake_bps", "rake_cap",
+                "rake_third_street", "timeout_action", "showdown_first_when_checked",
+            )
+        }  # fmt: skip
+        return HandStart(
+            hand_id=self.hand_id,
+            table_id=self.id,
+            table_name=s.name,
+            max_seats=s.max_seats,
+            variant=s.variant,
+            rules=rules,
+            button=self.button,
+            seats=[
+                {"seat": i.seat, "user_id": i.user_id, "name": i.name, "stack": i.stack}
+                for i in players
+            ],
+            commitment=digest,
+        )
+
+    def _record_start(self, start: HandStart) -> Callable[[], Any]:
+        return lambda: self.store.record_start(start)
+
+    async def _caught_up(self) -> None:
+        """Wait (briefly) until this table's hand records are in the database, so a chip
+        move reads stacks that are up to date; refuse it if the database is behind."""
+        if not await self.writer.drain(self.id, DRAIN_WAIT):
+            raise TableError(
+                "try_again", "the table is still saving its last hand; try again in a moment"
+            )
 
     async def _after_change(self) -> None:
         hand = self.hand
@@ -713,6 +796,8 @@ class Table:
             events = hand.act(info.seat, Action(kind, msg.amount))
         except IllegalAction as exc:
             raise TableError("illegal_action", str(exc)) from None
+        if self.recording is not None:
+            self.recording.inputs.append(["act", info.seat, kind.value, msg.amount])
         self._engine_events(events)
         await self._after_change()
         return {"accepted": True}
@@ -747,6 +832,8 @@ class Table:
             and self._protection_left(info.user_id)
         )
         events = hand.time_out(msg.seat, all_in_protection=protect)
+        if self.recording is not None:
+            self.recording.inputs.append(["timeout", msg.seat, protect])
         if protect and any(e.to_dict().get("outcome") == "all_in" for e in events):
             self.protections[info.user_id].append(self.clock.time())
         self._engine_events(events)
@@ -760,8 +847,30 @@ class Table:
             self.hand_users[seat]: result.stacks[seat] - self.start_stacks[seat]
             for seat in hand.seats
         }
-        self.unsettled.append((self.hand_id, deltas, result.rake))
-        await self._settle()
+        recording = self.recording
+        assert recording is not None
+        finish = HandFinish(
+            start=recording.start,
+            salt=recording.salt.hex(),
+            deck=commitment.deck_text(recording.deck),
+            events=[event.to_dict() for event in hand.events],
+            inputs=recording.inputs,
+            result={
+                "pots": [{"amount": p.amount, "eligible": list(p.eligible)} for p in result.pots],
+                "awards": [award.to_dict() for award in result.awards],
+                "stacks": {str(seat): stack for seat, stack in result.stacks.items()},
+                "deltas": {str(user): delta for user, delta in deltas.items()},
+                "rake": result.rake,
+                "showdown": result.showdown,
+                "showdown_seats": sorted(hand.showdown_hands()),
+                "street": result.street,
+            },
+            rake=result.rake,
+            deltas=deltas,
+        )
+        # the record and its settlement commit together, off the hot path: deal on
+        self.writer.submit(self.id, f"hand {self.hand_id}", self._record_hand(finish))
+        self.recording = None
         for seat, stack in result.stacks.items():
             self.seats[seat].stack = stack
         self.hand = None
@@ -769,15 +878,8 @@ class Table:
         self.hands_played += 1
         await self._between_hands()
 
-    async def _settle(self) -> None:
-        while self.unsettled:
-            hand_id, deltas, rake = self.unsettled[0]
-            try:
-                await self.store.settle(self.id, hand_id, deltas, rake)
-            except Exception:
-                log.exception("table %s: could not settle hand %s; will retry", self.id, hand_id)
-                return
-            self.unsettled.pop(0)
+    def _record_hand(self, finish: HandFinish) -> Callable[[], Any]:
+        return lambda: self.store.record_hand(finish)
 
     async def _between_hands(self) -> None:
         for info in list(self.seats.values()):
@@ -803,6 +905,16 @@ class Table:
                 self._emit({"type": "post_ante_due", "seat": info.seat})
         self._emit_seats()
         self._schedule_hand()
+
+
+@dataclass(slots=True)
+class _Recording:
+    """The hand being played, for its record: the deck and salt stay in memory until the end."""
+
+    start: HandStart
+    deck: list[Card]
+    salt: bytes
+    inputs: list[list[Any]] = field(default_factory=list)
 
 
 _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {

@@ -1,0 +1,223 @@
+"""Hand records: the non-secret row at a hand's start, the full record with its ledger
+settlement in one transaction at its end, voiding interrupted hands, and reading them back.
+
+Every writer here takes a session inside the caller's write transaction
+(`async with db.transaction() as s:`) and is idempotent by hand id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.store import ledger
+from app.store.hand_models import HandPlayer, HandRecord, HandStatus
+from app.store.types import utcnow
+
+RESTART = "the server restarted during the hand"
+
+
+@dataclass(frozen=True, slots=True)
+class HandStart:
+    """What may be stored while the hand is live: nothing secret."""
+
+    hand_id: str
+    table_id: int
+    table_name: str
+    max_seats: int
+    variant: str
+    rules: dict[str, Any]
+    button: int
+    seats: list[dict[str, Any]]  # {"seat", "user_id", "name", "stack"}: starting stacks
+    commitment: str
+    started_at: datetime = field(default_factory=utcnow)
+
+
+@dataclass(frozen=True, slots=True)
+class HandFinish:
+    """The whole hand, revealed: written with its ledger settlement."""
+
+    start: HandStart
+    salt: str  # hex
+    deck: str  # "As7d…"
+    events: list[dict[str, Any]]
+    inputs: list[list[Any]]
+    result: dict[str, Any]
+    rake: int
+    deltas: dict[int, int]  # user id -> stack change (sums to -rake)
+    ended_at: datetime = field(default_factory=utcnow)
+
+
+def _new_row(start: HandStart) -> HandRecord:
+    return HandRecord(
+        id=start.hand_id,
+        table_id=start.table_id,
+        table_name=start.table_name,
+        max_seats=start.max_seats,
+        variant=start.variant,
+        rules=dict(start.rules),
+        button=start.button,
+        seats=[dict(s) for s in start.seats],
+        commitment=start.commitment,
+        status=HandStatus.LIVE,
+        started_at=start.started_at,
+        rake=0,
+    )
+
+
+async def _players(session: AsyncSession, start: HandStart) -> None:
+    session.add_all(
+        HandPlayer(
+            hand_id=start.hand_id,
+            user_id=s["user_id"],
+            seat_no=s["seat"],
+            started_at=start.started_at,
+        )
+        for s in start.seats
+    )
+
+
+async def record_start(session: AsyncSession, start: HandStart) -> bool:
+    """Write the live hand's row (no cards, no deck). False if it was already written."""
+    if await session.get(HandRecord, start.hand_id) is not None:
+        return False
+    session.add(_new_row(start))
+    await session.flush()
+    await _players(session, start)
+    await session.flush()
+    return True
+
+
+async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
+    """The full record and the ledger settlement (stack changes, rake to the house), in the
+    caller's transaction. False (and nothing changes) if the hand was recorded before."""
+    start = finish.start
+    row = await session.get(HandRecord, start.hand_id, populate_existing=True)
+    if row is not None and row.status == HandStatus.DONE:
+        return False
+    if row is None:
+        row = _new_row(start)
+        session.add(row)
+        await session.flush()
+        await _players(session, start)
+    await ledger.settle_hand(
+        session,
+        table_id=start.table_id,
+        key=start.hand_id,
+        deltas=finish.deltas,
+        rake=finish.rake,
+        memo=f"hand {start.hand_id} at table {start.table_id}, rake {finish.rake}",
+    )
+    row.status = HandStatus.DONE
+    row.ended_at = finish.ended_at
+    row.salt = finish.salt
+    row.deck = finish.deck
+    row.events = finish.events
+    row.inputs = finish.inputs
+    row.result = finish.result
+    row.rake = finish.rake
+    row.void_reason = None
+    await session.flush()
+    return True
+
+
+async def void_live_hands(session: AsyncSession, reason: str = RESTART) -> list[HandRecord]:
+    """Every hand still live (the server died in it) becomes void: its chips never moved, so
+    each player's stack is what it was when it started. Returns the voided rows."""
+    rows = list(
+        await session.scalars(
+            select(HandRecord)
+            .where(HandRecord.status == HandStatus.LIVE)
+            .order_by(HandRecord.started_at)
+        )
+    )
+    now = utcnow()
+    for row in rows:
+        row.status = HandStatus.VOID
+        row.ended_at = now
+        row.void_reason = reason[:200]
+    await session.flush()
+    return rows
+
+
+async def get_hand(session: AsyncSession, hand_id: str) -> HandRecord | None:
+    return await session.get(HandRecord, hand_id)
+
+
+async def dealt_seat(session: AsyncSession, hand_id: str, user_id: int) -> int | None:
+    """The seat `user_id` was dealt in `hand_id`, or None."""
+    seat: int | None = await session.scalar(
+        select(HandPlayer.seat_no).where(
+            HandPlayer.hand_id == hand_id, HandPlayer.user_id == user_id
+        )
+    )
+    return seat
+
+
+async def list_hands(
+    session: AsyncSession,
+    user_id: int,
+    *,
+    table_id: int | None = None,
+    variant: str | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> tuple[list[HandRecord], int]:
+    """The finished hands `user_id` was dealt into, newest first, and how many there are."""
+    where = [
+        HandPlayer.user_id == user_id,
+        HandRecord.id == HandPlayer.hand_id,
+        HandRecord.status == HandStatus.DONE,
+    ]
+    if table_id is not None:
+        where.append(HandRecord.table_id == table_id)
+    if variant is not None:
+        where.append(HandRecord.variant == variant)
+    total = await session.scalar(
+        select(func.count()).select_from(HandPlayer, HandRecord).where(*where)
+    )
+    rows = await session.scalars(
+        select(HandRecord)
+        .join(HandPlayer, HandPlayer.hand_id == HandRecord.id)
+        .where(*where)
+        .order_by(HandRecord.started_at.desc(), HandRecord.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    return list(rows), int(total or 0)
+
+
+async def finished_between(
+    session: AsyncSession, since: datetime, until: datetime | None = None
+) -> list[HandRecord]:
+    """Every finished hand that ended in [since, until), oldest first (the operators' export)."""
+    query = select(HandRecord).where(
+        HandRecord.status == HandStatus.DONE, HandRecord.ended_at >= since
+    )
+    if until is not None:
+        query = query.where(HandRecord.ended_at < until)
+    return list(await session.scalars(query.order_by(HandRecord.ended_at, HandRecord.id)))
+
+
+async def last_buttons(session: AsyncSession, table_ids: Sequence[int]) -> Mapping[int, int]:
+    """Each table's button in its latest hand, so a restored table moves it on (R5)."""
+    if not table_ids:
+        return {}
+    latest = (
+        select(HandRecord.table_id, func.max(HandRecord.started_at).label("at"))
+        .where(HandRecord.table_id.in_(list(table_ids)))
+        .group_by(HandRecord.table_id)
+        .subquery()
+    )
+    rows = await session.execute(
+        select(HandRecord.table_id, HandRecord.button).join(
+            latest,
+            (HandRecord.table_id == latest.c.table_id) & (HandRecord.started_at == latest.c.at),
+        )
+    )
+    return {table_id: button for table_id, button in rows}

@@ -1,0 +1,155 @@
+"""The hand writer: each table's database writes, in order, off the table's hot path.
+
+A table hands over a job (a hand's start row, a finished hand with its settlement, a cash-out
+that must follow them) and deals on. One worker task per table runs its jobs in the order they
+came. A job that fails for a reason that may pass (the database is slow, locked or briefly
+unreachable) is retried with back-off, and nothing behind it runs first; a job the database
+refuses for good (a bug) is logged and dropped after a few tries so the queue keeps moving.
+
+While jobs are pending the table's in-memory stacks are ahead of the database: the seats'
+stacks and the escrow catch up when the writer commits. A chip move that reads the database
+(a buy-in, a top-up) first waits for the table's queue to drain (`drain`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from app.store.errors import StoreError
+
+log = logging.getLogger("app.tables.writer")
+
+Job = Callable[[], Awaitable[Any]]
+PERMANENT_TRIES = 3
+
+
+@dataclass(slots=True)
+class _Queue:
+    jobs: deque[tuple[str, Job, asyncio.Future[Any]]] = field(default_factory=deque)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+
+def is_permanent(exc: BaseException) -> bool:
+    """A refusal that retrying will not change (as opposed to a connection or lock problem)."""
+    return isinstance(exc, StoreError | IntegrityError | ValueError | TypeError | KeyError)
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Nobody need await a job: its failure is logged here, not as "never retrieved"."""
+    if not future.cancelled():
+        future.exception()
+
+
+class HandWriter:
+    def __init__(self, *, first_backoff: float = 0.05, max_backoff: float = 2.0) -> None:
+        self.first_backoff = first_backoff
+        self.max_backoff = max_backoff
+        self.queues: dict[int, _Queue] = {}
+        self.failures = 0  # transient failures seen (tests, metrics)
+        self.dropped = 0
+        self._stopping = False
+
+    def submit(self, table_id: int, label: str, job: Job) -> asyncio.Future[Any]:
+        """Queue `job` behind the table's earlier ones; the future has its result."""
+        queue = self.queues.get(table_id)
+        if queue is None:
+            queue = self.queues[table_id] = _Queue()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_retrieved)
+        queue.jobs.append((label, job, future))
+        queue.idle.clear()
+        queue.wake.set()
+        if queue.task is None or queue.task.done():
+            queue.task = asyncio.get_running_loop().create_task(
+                self._work(table_id, queue), name=f"hand-writer-{table_id}"
+            )
+        return future
+
+    def pending(self, table_id: int | None = None) -> int:
+        if table_id is None:
+            return sum(len(q.jobs) for q in self.queues.values())
+        queue = self.queues.get(table_id)
+        return 0 if queue is None else len(queue.jobs)
+
+    async def drain(self, table_id: int | None = None, timeout: float | None = None) -> bool:
+        """Wait until the table's (or every) queue is empty; False if `timeout` ran out."""
+        queues = (
+            list(self.queues.values())
+            if table_id is None
+            else [q for q in [self.queues.get(table_id)] if q is not None]
+        )
+        waits = [q.idle.wait() for q in queues if q.jobs]
+        if not waits:
+            return True
+        try:
+            await asyncio.wait_for(asyncio.gather(*waits), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Finish what is queued (for at most `timeout` seconds), then stop the workers."""
+        await self.drain(timeout=timeout)
+        self._stopping = True
+        for queue in self.queues.values():
+            if queue.task is not None:
+                queue.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await queue.task
+        left = self.pending()
+        if left:
+            log.error("hand writer stopped with %d writes not done", left)
+
+    async def _work(self, table_id: int, queue: _Queue) -> None:
+        while True:
+            if not queue.jobs:
+                queue.idle.set()
+                queue.wake.clear()
+                await queue.wake.wait()
+                continue
+            label, job, future = queue.jobs[0]
+            await self._run(table_id, label, job, future)
+            queue.jobs.popleft()
+
+    async def _run(self, table_id: int, label: str, job: Job, future: asyncio.Future[Any]) -> None:
+        delay = self.first_backoff
+        refusals = 0
+        while True:
+            try:
+                result = await job()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if is_permanent(exc):
+                    refusals += 1
+                    if refusals >= PERMANENT_TRIES:
+                        self.dropped += 1
+                        log.error(
+                            "table %s: %s refused by the database, dropped: %s",
+                            table_id, label, type(exc).__name__,
+                        )  # fmt: skip
+                        if not future.done():
+                            future.set_exception(exc)
+                        return
+                else:
+                    self.failures += 1
+                    log.warning(
+                        "table %s: %s not written yet (%s); retrying in %.2fs",
+                        table_id, label, type(exc).__name__, delay,
+                    )  # fmt: skip
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.max_backoff)
+                continue
+            if not future.done():
+                future.set_result(result)
+            return
