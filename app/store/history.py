@@ -1,0 +1,255 @@
+"""A finished hand's history for one viewer, as JSON, PHH and PokerStars-style text (R24).
+
+`load_hand_history(db, hand_id, viewer_user_id)` is what the history API and the mail worker
+call. A viewer sees their own down cards and the cards of every seat that reached the
+showdown, shown or mucked; never the cards of a seat that folded before it (nor of an
+uncalled winner who did not show). A hand the viewer was not dealt into is None, exactly like
+a hand that does not exist. `viewer_user_id=None` is the operators' view: the same R24 view
+for an observer (`full=True` adds every card: the house's audit copy).
+
+The deal's commitment is always in the JSON; the salt and deck that open it are given when
+they reveal no card R24 hides (otherwise `python -m app verify HAND_ID` checks them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant
+from app.engine import commitment as fair
+from app.engine.phh import to_phh
+from app.engine.pokerstars import HandText, hand_number, render
+from app.store import hands
+from app.store.db import Database
+from app.store.hand_models import HandRecord, HandStatus
+
+RULE_NAMES = (
+    "ante",
+    "bring_in",
+    "small_bet",
+    "big_bet",
+    "rake_bps",
+    "rake_cap",
+    "rake_third_street",
+    "timeout_action",
+    "showdown_first_when_checked",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HandHistoryView:
+    """One hand for one viewer: `json` (a dict), `phh` (TOML text), `pokerstars_text`."""
+
+    hand_id: str
+    table_id: int
+    variant: str
+    viewer_seat: int | None
+    json: dict[str, Any]
+    phh: str
+    pokerstars_text: str
+
+
+async def load_hand_history(
+    db: Database | AsyncSession,
+    hand_id: str,
+    viewer_user_id: int | None,
+    *,
+    full: bool = False,
+) -> HandHistoryView | None:
+    """The finished hand `hand_id` as `viewer_user_id` may see it, or None if it does not
+    exist, is not finished, or the viewer was not dealt into it."""
+    if isinstance(db, Database):
+        async with db.session() as session:
+            return await load_hand_history(session, hand_id, viewer_user_id, full=full)
+    row = await hands.get_hand(db, hand_id)
+    if row is None or row.status != HandStatus.DONE:
+        return None
+    seat: int | None = None
+    if viewer_user_id is not None:
+        seat = await hands.dealt_seat(db, hand_id, viewer_user_id)
+        if seat is None:
+            return None
+    return history_view(row, seat, full=full)
+
+
+def revealed_seats(row: HandRecord, viewer_seat: int | None, *, full: bool = False) -> set[int]:
+    """The seats whose down cards this viewer may see (R24)."""
+    if full:
+        return {s["seat"] for s in row.seats}
+    result = row.result or {}
+    seen = set(result.get("showdown_seats", []))
+    if viewer_seat is not None:
+        seen.add(viewer_seat)
+    return seen
+
+
+def history_view(
+    row: HandRecord, viewer_seat: int | None, *, full: bool = False
+) -> HandHistoryView:
+    revealed = revealed_seats(row, viewer_seat, full=full)
+    names = {s["seat"]: s["name"] for s in row.seats}
+    text = render(
+        HandText(
+            hand_id=row.id,
+            variant=row.variant,
+            table_name=row.table_name,
+            max_seats=row.max_seats,
+            small_bet=row.rules["small_bet"],
+            big_bet=row.rules["big_bet"],
+            started_at=row.started_at,
+            names=names,
+            events=row.events or [],
+            rake=row.rake,
+        ),
+        viewer_seat=viewer_seat,
+        revealed=revealed,
+    )
+    return HandHistoryView(
+        hand_id=row.id,
+        table_id=row.table_id,
+        variant=row.variant,
+        viewer_seat=viewer_seat,
+        json=_json(row, viewer_seat, revealed),
+        phh=_phh(row, revealed),
+        pokerstars_text=text,
+    )
+
+
+def _hidden_anything(row: HandRecord, revealed: Collection[int]) -> bool:
+    return any(
+        e["type"] == "card_dealt" and not e["face_up"] and e["seat"] not in revealed
+        for e in row.events or []
+    )
+
+
+def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[str, Any]:
+    events = []
+    for event in row.events or []:
+        out = {k: v for k, v in event.items() if k != "audience"}
+        if out["type"] == "card_dealt" and not out["face_up"] and out["seat"] not in revealed:
+            out["card"] = None
+        events.append(out)
+    opened = not _hidden_anything(row, revealed)
+    result = dict(row.result or {})
+    result.pop("deltas", None)
+    return {
+        "hand_id": row.id,
+        "number": hand_number(row.id),
+        "table_id": row.table_id,
+        "table_name": row.table_name,
+        "variant": row.variant,
+        "rules": row.rules,
+        "button": row.button,
+        "started_at": row.started_at.isoformat(),
+        "ended_at": row.ended_at.isoformat() if row.ended_at else None,
+        "seats": [
+            {"seat": s["seat"], "name": s["name"], "user_id": s["user_id"], "stack": s["stack"]}
+            for s in row.seats
+        ],
+        "viewer_seat": viewer_seat,
+        "events": events,
+        "result": result,
+        "rake": row.rake,
+        "fairness": {
+            "scheme": fair.SCHEME,
+            "commitment": row.commitment,
+            "salt": row.salt if opened else None,
+            "deck": row.deck if opened else None,
+            "withheld": None
+            if opened
+            else "the deck would show cards R24 keeps hidden; python -m app verify checks it",
+        },
+    }
+
+
+def rules_of(row: HandRecord) -> Rules:
+    r = row.rules
+    return Rules(
+        Variant(row.variant),
+        ante=r["ante"],
+        bring_in=r["bring_in"],
+        small_bet=r["small_bet"],
+        big_bet=r["big_bet"],
+        rake_bps=r["rake_bps"],
+        rake_cap=r["rake_cap"] or None,
+        rake_third_street=r["rake_third_street"],
+        timeout_action=r["timeout_action"],
+        showdown_first_when_checked=r["showdown_first_when_checked"],
+    )
+
+
+def replay(row: HandRecord) -> Hand:
+    """The hand again, from its revealed deck and salt and its recorded inputs."""
+    if row.deck is None or row.salt is None:
+        raise ValueError(f"hand {row.id} is not finished: nothing to replay")
+    hand = Hand.start(
+        rules_of(row),
+        [SeatSpec(s["seat"], s["stack"]) for s in row.seats],
+        row.button,
+        fair.parse_deck(row.deck),
+        fair.reshuffle_seed(bytes.fromhex(row.salt)),
+    )
+    for kind, seat, *rest in row.inputs or []:
+        if kind == "act":
+            hand.act(seat, Action(ActionKind(rest[0]), rest[1]))
+        else:
+            hand.time_out(seat, all_in_protection=bool(rest[0]))
+    return hand
+
+
+_DEAL = re.compile(r"^d dh (p\d+) (\S+)(.*)$")
+
+
+def _phh(row: HandRecord, revealed: Collection[int]) -> str:
+    """PHH text; the down cards of seats R24 hides are written ``??``."""
+    hand = replay(row)
+    names = {s["seat"]: s["name"] for s in row.seats}
+    text = to_phh(
+        hand,
+        hand_number=hand_number(row.id),
+        players=names,
+        seat_count=row.max_seats,
+        table=row.table_name,
+    )
+    order = list(hand.events[0].to_dict()["seats"])
+    hidden = {f"p{i + 1}" for i, seat in enumerate(order) if seat not in revealed}
+    if not hidden:
+        return text
+    return _mask(text, hidden, _down_flags(row))
+
+
+def _down_flags(row: HandRecord) -> Mapping[str, list[bool]]:
+    """Per player label, whether each card dealt to it was face down, in order."""
+    started = (row.events or [{}])[0]
+    label = {seat: f"p{i + 1}" for i, seat in enumerate(started.get("seats", []))}
+    flags: dict[str, list[bool]] = {}
+    for e in row.events or []:
+        if e["type"] == "card_dealt":
+            flags.setdefault(label[e["seat"]], []).append(not e["face_up"])
+    return flags
+
+
+def _mask(text: str, hidden: set[str], down: Mapping[str, list[bool]]) -> str:
+    used: dict[str, int] = {}
+    out = []
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip().strip(",").strip('"')
+        m = _DEAL.match(stripped)
+        if m and m.group(1) in hidden:
+            player, cards = m.group(1), m.group(2)
+            start = used.get(player, 0)
+            count = len(cards) // 2
+            used[player] = start + count
+            flags = down.get(player, [])
+            masked = "".join(
+                "??" if start + i < len(flags) and flags[start + i] else cards[2 * i : 2 * i + 2]
+                for i in range(count)
+            )
+            line = line.replace(f"d dh {player} {cards}", f"d dh {player} {masked}", 1)
+        out.append(line)
+    return "".join(out)

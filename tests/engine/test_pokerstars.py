@@ -1,0 +1,97 @@
+"""The PokerStars-style text of a Stud Hi, a Stud8 and a Razz hand, line by line against
+hand-written expected files (tests/engine/expected/), and R24 in the text."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from app.engine import Action, ActionKind, Hand, Phase, Rules, Variant
+from app.engine.pokerstars import HandText, hand_number, render
+from app.engine.scripted import scripted_hand
+
+EXPECTED = Path(__file__).parent / "expected"
+NAMES = {0: "ann", 2: "bob", 5: "cy"}
+CARDS = {
+    "stud": {0: "As Kd 7c 7h 2d 9s 3c", 2: "Qs Qd 2c 5h 8s Jd 4h", 5: "Ah Ac Kc 6d 9d Th 4s"},
+    "stud8": {0: "As 2d 7c 3h 5d 9s Kc", 2: "Qs Qd 2c 5h 8s Jd 4h", 5: "Ah Ac Kh 6d 9d Th 4s"},
+    "razz": {0: "As 2d 7c 3h 5d 9s Kc", 2: "Qs Qd 2c 5h 8s Jd 4h", 5: "Ah Ac Kh 6d 9d Th 4s"},
+}
+VIEWER = {"stud": 0, "stud8": 0, "razz": 5}
+
+
+def play(variant: str) -> Hand:
+    """Seat 5 completes on third street and bets fifth; seat 2 folds to that bet (not in
+    Stud Hi, where it checks through); everyone else checks or calls; losers muck."""
+    rules = Rules(
+        Variant(variant), ante=10, bring_in=50, small_bet=100, big_bet=200,
+        rake_bps=500, rake_cap=300,
+    )  # fmt: skip
+    hand = scripted_hand(rules, dict.fromkeys(NAMES, 2000), CARDS[variant], button=5)
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        seat = legal.seat
+        if legal.bring_in is not None:
+            action = Action(ActionKind.BRING_IN)
+        elif hand.phase is not Phase.BETTING:
+            action = Action(ActionKind.MUCK if legal.muck else ActionKind.SHOW)
+        elif seat == 2 and hand.street == 5 and not legal.check:
+            action = Action(ActionKind.FOLD)
+        elif seat == 5 and hand.street == 3 and legal.complete is not None:
+            action = Action(ActionKind.COMPLETE, legal.complete)
+        elif seat == 5 and hand.street == 5 and legal.bets:
+            action = Action(ActionKind.BET, legal.bets[0])
+        else:
+            action = Action(ActionKind.CHECK if legal.check else ActionKind.CALL)
+        hand.act(seat, action)
+    return hand
+
+
+def text(hand: Hand, variant: str, viewer: int | None) -> str:
+    record = HandText(
+        hand_id="00000000000004d2",
+        variant=variant,
+        table_name="Friday",
+        max_seats=8,
+        small_bet=100,
+        big_bet=200,
+        started_at=datetime(2026, 11, 29, 15, 56, tzinfo=UTC),
+        names=NAMES,
+        events=[e.to_dict() for e in hand.events],
+        rake=hand.rake,
+    )
+    return render(record, viewer_seat=viewer, revealed=set(hand.showdown_hands()))
+
+
+@pytest.mark.parametrize("variant", ["stud", "stud8", "razz"])
+def test_text_matches_the_expected_file_line_by_line(variant: str) -> None:
+    got = text(play(variant), variant, VIEWER[variant]).splitlines()
+    want = (EXPECTED / f"pokerstars_{variant}.txt").read_text().splitlines()
+    for n, (g, w) in enumerate(zip(got, want, strict=False), 1):
+        assert g == w, f"line {n}"
+    assert len(got) == len(want)
+
+
+def test_layout_landmarks() -> None:
+    stud8 = text(play("stud8"), "stud8", 0)
+    assert stud8.startswith("PokerStars Hand #1234: 7 Card Stud Hi/Lo Limit (100/200) - ")
+    for landmark in ("*** 3rd STREET ***", "*** 6th STREET ***", "*** RIVER ***",
+                     "brings in for", "*** SHOW DOWN ***", "*** SUMMARY ***", "| Rake ",
+                     "HI: ", "LO: "):  # fmt: skip
+        assert landmark in stud8
+    assert text(play("razz"), "razz", 0).startswith("PokerStars Hand #1234: Razz Limit")
+    assert hand_number("00000000000004d2") == 1234
+
+
+def test_r24_folded_cards_never_mucked_cards_always() -> None:
+    hand = play("razz")
+    bob_down = [str(c) for c in hand.seat_state(2).down]
+    cy_down = [str(c) for c in hand.seat_state(5).down]
+    for viewer in (0, 5, None):
+        shown = text(hand, "razz", viewer)
+        assert not any(card in shown for card in bob_down), viewer  # folded: never
+        assert "cy: mucks hand" in shown
+        assert all(card in shown for card in cy_down), viewer  # reached the showdown
+    assert all(card in text(hand, "razz", 2) for card in bob_down)  # bob sees his own
