@@ -8,7 +8,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.api import accounts, lobby, static, ws
+from app.api import accounts, history, lobby, static, ws
+from app.api import mail as mail_api
 from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store.db import Database
@@ -30,9 +31,11 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     origins = getattr(settings, "allowed_origins", None) or os.environ.get("ALLOWED_ORIGINS", "")
     allowed = frozenset(o.strip() for o in str(origins).split(",") if o.strip())
     await lobby.start_table_services(application, db=db, fanout=fanout, allowed_origins=allowed)
+    mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
     try:
         yield
     finally:
+        await mail_api.stop_mail(application)
         await lobby.stop_table_services(application)
         await fanout.close()
         await db.dispose()
@@ -44,6 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     accounts.install(application, settings)  # sets app.state.settings
     application.include_router(lobby.router)
     application.include_router(ws.router)
+    application.include_router(history.router)
+    mail_api.install(application, settings)
 
     @application.get("/health")
     async def health() -> dict[str, str]:

@@ -1,0 +1,194 @@
+"""Mail over HTTP: verify the address, ask for hand histories by email, see the requests.
+
+POST /api/mail/verification → 202 {request}: emails a verification link to the account's
+    address (GET /api/mail/verify?token=… marks it verified)
+GET  /api/mail/verify?token=… → {verified: true, email} (an HTML page for a browser)
+POST /api/mail/hands {hand_id} | {hand_ids: [...]} | {last: N ≤ 100} → 202 {request}
+GET  /api/mail/requests → {requests: [{id, kind, hand_ids, to, status, attempts, reason, …}]}
+
+Errors are `{"detail": {"code", "message"}}`: email_not_verified (403), not_dealt_in (403),
+no_hands (404), email_already_verified (409), rate_limited (429, with Retry-After),
+invalid_token (400), token_expired (410), invalid_request (422).
+
+The worker (`app.mail.worker.MailWorker`) runs in the server's lifespan: `start_mail`,
+`stop_mail`. The hand histories come from `app.state.mail_history` (a `HistorySource`).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
+
+from app.api.deps import DB, AppSettings, CurrentUser
+from app.api.errors import api_error
+from app.config import Settings
+from app.mail.errors import MailError, RateLimited
+from app.mail.history import HistorySource, NoHistory
+from app.mail.requests import (
+    MAX_HANDS,
+    MailLimits,
+    list_requests,
+    request_hands,
+    request_verification,
+    verify,
+)
+from app.mail.transport import transport_for
+from app.mail.worker import MailWorker, WorkerConfig, exponential_backoff
+from app.store.db import Database
+from app.store.outbox import MailKind, MailRequest, MailStatus
+from app.store.types import utcnow
+
+router = APIRouter(prefix="/api/mail", tags=["mail"])
+
+
+HandId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
+
+
+class HandsBody(BaseModel):
+    hand_id: HandId | None = None
+    hand_ids: Annotated[list[HandId], Field(max_length=MAX_HANDS)] = []
+    last: Annotated[int | None, Field(ge=1, le=MAX_HANDS)] = None
+
+
+def default_history() -> HistorySource:
+    """The hand histories mail reads (until they are stored: none)."""
+    return NoHistory()
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    app.state.mail_limits = MailLimits.from_settings(settings)
+    if getattr(app.state, "mail_history", None) is None:
+        app.state.mail_history = default_history()
+    app.include_router(router)
+
+
+def start_mail(app: FastAPI, db: Database, settings: Settings) -> MailWorker:
+    """Start the outbox worker (SMTP_URL, else the Maildir); it first sends what is pending."""
+    worker = MailWorker(
+        db,
+        transport_for(settings.smtp_url, settings.effective_maildir),
+        app.state.mail_history,
+        config=WorkerConfig.from_settings(settings),
+        backoff=exponential_backoff(
+            settings.mail_retry_base_seconds, settings.mail_retry_max_seconds
+        ),
+    )
+    app.state.mail_worker = worker
+    if settings.mail_worker_enabled:
+        worker.start()
+    return worker
+
+
+async def stop_mail(app: FastAPI) -> None:
+    worker: MailWorker | None = getattr(app.state, "mail_worker", None)
+    if worker is not None:
+        await worker.stop()
+
+
+def _error(exc: MailError) -> Exception:
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+    return api_error(exc.status, exc.code, exc.message, headers=headers)
+
+
+def _notify(request: Request) -> None:
+    worker: MailWorker | None = getattr(request.app.state, "mail_worker", None)
+    if worker is not None:
+        worker.notify()
+
+
+def describe(row: MailRequest) -> dict[str, Any]:
+    """A request as its player sees it: queued (maybe retrying), sent, or failed and why."""
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "hand_ids": list(row.payload.get("hand_ids", [])) if row.kind == MailKind.HANDS else [],
+        "to": row.to_address,
+        "status": row.status,
+        "attempts": row.attempts,
+        "reason": row.last_error if row.status == MailStatus.FAILED else None,
+        "last_error": row.last_error,
+        "created_at": row.created_at.isoformat(),
+        "next_attempt_at": (
+            row.next_attempt_at.isoformat() if row.status == MailStatus.QUEUED else None
+        ),
+        "sent_at": row.sent_at.isoformat() if row.sent_at else None,
+    }
+
+
+@router.post("/verification", status_code=202)
+async def ask_verification(
+    request: Request, user: CurrentUser, db: DB, settings: AppSettings
+) -> dict[str, Any]:
+    try:
+        row = await request_verification(
+            db,
+            user_id=user.id,
+            base_url=settings.effective_public_base_url,
+            now=utcnow(),
+            limits=request.app.state.mail_limits,
+        )
+    except MailError as exc:
+        raise _error(exc) from None
+    _notify(request)
+    return {"request": describe(row)}
+
+
+@router.get("/verify", response_model=None)
+async def verify_address(
+    request: Request,
+    db: DB,
+    settings: AppSettings,
+    token: Annotated[str, Query(max_length=200)] = "",
+) -> dict[str, Any] | HTMLResponse:
+    browser = "text/html" in request.headers.get("accept", "")
+    try:
+        email = await verify(db, token, now=utcnow())
+    except MailError as exc:
+        if browser:
+            return _page(settings, "Not verified", exc.message, exc.status)
+        raise _error(exc) from None
+    if browser:
+        return _page(settings, "Address verified", f"{email} is verified.", 200)
+    return {"verified": True, "email": email}
+
+
+def _page(settings: Settings, title: str, text: str, status: int) -> HTMLResponse:
+    site = html.escape(settings.site_name)
+    body = (
+        f"<!doctype html><meta charset=utf-8><title>{site}: {html.escape(title)}</title>"
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p><p><a href='/'>{site}</a></p>"
+    )
+    return HTMLResponse(body, status_code=status)
+
+
+@router.post("/hands", status_code=202)
+async def ask_hands(body: HandsBody, request: Request, user: CurrentUser, db: DB) -> dict[str, Any]:
+    ids = ([body.hand_id] if body.hand_id is not None else []) + body.hand_ids
+    if (body.last is None) == (not ids):
+        raise api_error(
+            422, "invalid_request", "name the hands (hand_id or hand_ids) or ask for the last N"
+        )
+    try:
+        row = await request_hands(
+            db,
+            request.app.state.mail_history,
+            user_id=user.id,
+            now=utcnow(),
+            limits=request.app.state.mail_limits,
+            hand_ids=ids,
+            last=body.last,
+        )
+    except MailError as exc:
+        raise _error(exc) from None
+    _notify(request)
+    return {"request": describe(row)}
+
+
+@router.get("/requests")
+async def my_requests(user: CurrentUser, db: DB) -> dict[str, Any]:
+    rows = await list_requests(db, user.id)
+    return {"requests": [describe(row) for row in rows]}

@@ -1,0 +1,207 @@
+"""Test helpers for mail: a real SMTP server on loopback (aiosmtpd), a fake clock, users, and
+a history source built from real engine hands (until stored hand histories are wired)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from sqlalchemy import update
+
+from app.engine import Action, ActionKind, Hand, Rules, Variant
+from app.engine.events import StreetStarted
+from app.engine.phh import to_phh
+from app.engine.scripted import scripted_hand
+from app.mail.history import HandHistory
+from app.store.db import Database
+from app.store.models import User
+from tests.store.factories import make_user
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (for "the SMTP server is down")."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class Received:
+    mail_from: str
+    rcpt_tos: list[str]
+    data: bytes
+
+    @property
+    def message(self) -> EmailMessage:
+        parsed = message_from_bytes(self.data, policy=policy.default)
+        assert isinstance(parsed, EmailMessage)
+        return parsed
+
+
+class SmtpSink:
+    """A real SMTP server (aiosmtpd) on 127.0.0.1 that keeps what it receives. `refuse` makes
+    it answer RCPT with that reply (e.g. "550 no such user")."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.received: list[Received] = []
+        self.refuse: str | None = None
+        self._loop = asyncio.get_running_loop()
+        self._arrived = asyncio.Event()
+        self._controller: Controller | None = None
+
+    async def handle_RCPT(
+        self, server: Any, session: Any, envelope: Any, address: str, options: Any
+    ) -> str:
+        if self.refuse:
+            return self.refuse
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.received.append(
+            Received(envelope.mail_from, list(envelope.rcpt_tos), bytes(envelope.content))
+        )
+        self._loop.call_soon_threadsafe(self._arrived.set)
+        return "250 Message accepted for delivery"
+
+    async def start(self) -> None:
+        self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        await asyncio.to_thread(self._controller.start)
+
+    async def stop(self) -> None:
+        if self._controller is not None:
+            await asyncio.to_thread(self._controller.stop)
+            self._controller = None
+
+    async def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
+        """Until `count` messages have arrived (fails after `timeout` seconds)."""
+        async with asyncio.timeout(timeout):
+            while len(self.received) < count:
+                self._arrived.clear()
+                if len(self.received) >= count:
+                    break
+                await self._arrived.wait()
+        return self.received
+
+    @property
+    def url(self) -> str:
+        return f"smtp://127.0.0.1:{self.port}"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+async def make_player(db: Database, name: str, *, verified: bool = True) -> User:
+    async with db.transaction() as session:
+        user = await make_user(session, name)
+        if verified:
+            await session.execute(
+                update(User).where(User.id == user.id).values(email_verified=True)
+            )
+            user.email_verified = True
+    return user
+
+
+# -- hand histories from real engine hands ---------------------------------------------------
+
+RULES = Rules(Variant.STUD, ante=5, bring_in=10, small_bet=20, big_bet=40)
+# seat 0 folds on fifth street; seat 1 calls down and mucks; seat 2 wins with kings and tens
+CARDS = {0: "7h 7d 4d 2c 3c", 1: "As Ah 9c Jc 4s 8s 6h", 2: "Ks Kd Tc 5h 5d Qh Ts"}
+FOLDED_DOWN = ("7h", "7d")
+MUCKED = ("As", "Ah", "6h")
+
+
+def showdown_hand() -> Hand:
+    """A real engine hand: seat 0 folds on fifth street, seat 1 calls and mucks."""
+    hand = scripted_hand(RULES, dict.fromkeys(CARDS, 1000), CARDS, button=2, last_street={0: 5})
+    while hand.to_act is not None:
+        legal = hand.legal_actions()
+        streets = [e.street for e in hand.events if isinstance(e, StreetStarted)]
+        street = streets[-1] if streets else 3
+        if legal.show:
+            action = Action(ActionKind.SHOW if legal.seat == 2 else ActionKind.MUCK)
+        elif street == 5 and legal.seat == 0 and legal.call is not None:
+            action = Action(ActionKind.FOLD)
+        elif street == 5 and legal.bets:
+            action = Action(ActionKind.BET, legal.bets[0])
+        elif legal.bring_in is not None:
+            action = Action(ActionKind.BRING_IN, legal.bring_in)
+        else:
+            action = Action(ActionKind.CHECK if legal.check else ActionKind.CALL)
+        hand.act(legal.seat, action)
+    return hand
+
+
+@dataclass(frozen=True)
+class SimpleHistory:
+    pokerstars_text: str
+    phh: str
+
+
+@dataclass
+class EngineHistory:
+    """A `HistorySource` over engine hands kept in memory: hand id -> (hand, user per seat)."""
+
+    hands: dict[str, tuple[Hand, dict[int, int], dict[int, str]]] = field(default_factory=dict)
+    loads: int = 0
+
+    def add(self, hand_id: str, hand: Hand, users: dict[int, tuple[int, str]]) -> None:
+        """`users`: seat -> (user id, name)."""
+        self.hands[hand_id] = (
+            hand,
+            {s: uid for s, (uid, _) in users.items()},
+            {s: name for s, (_, name) in users.items()},
+        )
+
+    async def load(self, db: Database, hand_id: str, viewer_user_id: int) -> HandHistory | None:
+        self.loads += 1
+        found = self.hands.get(hand_id)
+        if found is None or viewer_user_id not in found[1].values():
+            return None
+        hand, _, names = found
+        return SimpleHistory(_text(hand_id, hand, names), _phh(hand_id, hand))
+
+    async def recent_hand_ids(self, db: Database, user_id: int, limit: int) -> list[str]:
+        ids = [h for h, (_, users, _) in self.hands.items() if user_id in users.values()]
+        return list(reversed(ids))[:limit]
+
+
+def _phh(hand_id: str, hand: Hand) -> str:
+    """The PHH with folded players' down cards written ``????`` (R24)."""
+    text = to_phh(hand, hand_number=hand_id)
+    seats = re.search(r"seats = \[(.*)\]", text)
+    assert seats is not None
+    order = [int(s) - 1 for s in re.findall(r"\d+", seats[1])]
+    shown = hand.showdown_hands()
+    for i, seat in enumerate(order):
+        if seat not in shown:
+            text = re.sub(rf'"d dh p{i + 1} (\S\S\S\S)', f'"d dh p{i + 1} ????', text)
+    return text
+
+
+def _text(hand_id: str, hand: Hand, names: dict[int, str]) -> str:
+    """A minimal PokerStars-style summary honouring R24 (a stand-in for the real renderer)."""
+    lines = [f"Stud Hand #{hand_id}: 7 Card Stud"]
+    lines += [f"Seat {s + 1}: {names[s]}" for s in sorted(names)]
+    lines.append("*** SHOW DOWN ***")
+    for seat, cards in sorted(hand.showdown_hands().items()):
+        name = names.get(seat, f"Seat {seat + 1}")
+        lines.append(f"{name}: [{' '.join(str(c) for c in cards)}]")
+    return "\n".join(lines) + "\n"
