@@ -80,7 +80,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     "section.table-page",
     { "aria-label": "Table" },
     header,
-    h("div.table-main", h("div.felt-wrap", felt), h("aside.side", tabs.el)),
+    h("div.table-main", h("div.felt-wrap", felt), h("aside.side-panel", tabs.el)),
     actionBar,
     announcer,
   );

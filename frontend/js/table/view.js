@@ -46,7 +46,7 @@ function seatView(state, seat, ctx) {
   if (p?.all_in && !p.folded) status.push("all-in");
   if (p?.folded) status.push("folded");
   if (p?.mucked) status.push("mucked");
-  const cards = p && !p.folded ? studCards(p.up, p.down, p.down_count, { shown: p.shown || false, small: !me }) : [];
+  const cards = p && !p.folded && !(p.mucked && !me) ? studCards(p.up, p.down, p.down_count, { shown: p.shown || false, small: !me }) : [];
   if (p && p.folded && me && p.down) cards.push(...studCards(p.up, p.down, p.down_count, { small: false }));
   const named = p && (p.high || p.low) ? [p.high, p.low].filter(Boolean) : [];
   const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded]);
@@ -84,7 +84,7 @@ export function renderFelt(felt, state, ctx) {
     for (let seat = 0; seat < n; seat++) {
       const pos = place(seat, anchor, n);
       const seatEl = h("div.seat", { dataset: { seat } });
-      seatEl.style.setProperty("--x", `${50 + pos.x * 43}%`);
+      seatEl.style.setProperty("--x", `${50 + pos.x * 41}%`);
       seatEl.style.setProperty("--y", `${50 + pos.y * 41}%`);
       if (pos.y > 0.3) seatEl.classList.add("lower");
       if (pos.y < -0.3) seatEl.classList.add("upper");
@@ -128,7 +128,7 @@ function renderCenter(el, state) {
         h(
           "div.pots",
           { "aria-label": "Pots" },
-          pots.map((pot, i) => h(`div.pot${i ? ".side" : ""}`, h("span.pot-label", i === 0 ? (pots.length > 1 ? "Main pot" : "Pot") : `Side pot ${i}`), h("span.pot-amount", chips(pot.amount)))),
+          pots.map((pot, i) => h(`div.pot${i ? ".pot-side" : ""}`, h("span.pot-label", i === 0 ? (pots.length > 1 ? "Main pot" : "Pot") : `Side pot ${i}`), h("span.pot-amount", chips(pot.amount)))),
         ),
       );
     }
