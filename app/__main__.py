@@ -13,6 +13,8 @@ COMMANDS: dict[str, str] = {
     "replay": "app.cli.replay",
     "simulate": "app.cli.simulate",
     "ledger": "app.cli.ledger",
+    "verify": "app.cli.verify",
+    "export": "app.cli.export",
 }
 
 

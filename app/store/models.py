@@ -211,5 +211,7 @@ class Seat(Base):
     created_at: Mapped[datetime] = _created()
 
 
-# The mail outbox's tables live in their own module; importing it here registers them.
+# The mail outbox's tables live in their own module, and so do the hand records'; importing
+# them here registers them.
+from app.store import hand_models as _hand_models  # noqa: E402, F401
 from app.store import outbox as _outbox  # noqa: E402, F401

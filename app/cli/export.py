@@ -1,0 +1,74 @@
+"""Export every finished hand of a period: `python -m app export --since 2026-11-01
+[--until …] --format phh|pokerstars [--output FILE]`.
+
+PokerStars text: one hand after another, a blank line between. PHH: one `.phhs` file, each
+hand a numbered table (``[1]``, ``[2]`` …). Cards follow R24 (the showdown's, never a folded
+seat's) unless `--all-cards` (the house's audit copy, which replays in pokerkit as dealt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import UTC, datetime
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from app.config import get_settings
+from app.store import hands
+from app.store.db import Database
+from app.store.history import history_view
+
+EXIT_OK, EXIT_UNUSABLE = 0, 2
+
+
+def _when(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--since", required=True, type=_when, help="ISO date or time (UTC)")
+    parser.add_argument("--until", type=_when, default=None, help="ISO date or time (UTC)")
+    parser.add_argument("--format", choices=["phh", "pokerstars"], default="pokerstars")
+    parser.add_argument("--output", "-o", help="a file (default: standard output)")
+    parser.add_argument("--all-cards", action="store_true", help="every card, folded too")
+    parser.add_argument("--database-url", help="default: DATABASE_URL, else SQLite in DATA_DIR")
+
+
+def run(args: argparse.Namespace) -> int:
+    url = args.database_url or get_settings().effective_database_url
+    try:
+        text, count = asyncio.run(
+            export(url, args.since, args.until, fmt=args.format, all_cards=args.all_cards)
+        )
+    except (SQLAlchemyError, OSError) as exc:
+        print(f"export: cannot read the database: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+    else:
+        sys.stdout.write(text)
+    print(f"export: {count} hands", file=sys.stderr)
+    return EXIT_OK
+
+
+async def export(
+    url: str, since: datetime, until: datetime | None, *, fmt: str, all_cards: bool = False
+) -> tuple[str, int]:
+    db = Database(url)
+    try:
+        async with db.session() as s:
+            rows = await hands.finished_between(s, since, until)
+    finally:
+        await db.dispose()
+    parts = []
+    for n, row in enumerate(rows, 1):
+        view = history_view(row, None, full=all_cards)
+        if fmt == "phh":
+            parts.append(f"[{n}]\n# hand {row.id}\n{view.phh}")
+        else:
+            parts.append(view.pokerstars_text)
+    return "\n".join(parts), len(rows)
