@@ -27,7 +27,7 @@ from app.api.deps import DB, AppSettings, CurrentUser
 from app.api.errors import api_error
 from app.config import Settings
 from app.mail.errors import MailError, RateLimited
-from app.mail.history import HistorySource, NoHistory
+from app.mail.history import HistorySource, StoredHistory
 from app.mail.requests import (
     MAX_HANDS,
     MailLimits,
@@ -55,8 +55,8 @@ class HandsBody(BaseModel):
 
 
 def default_history() -> HistorySource:
-    """The hand histories mail reads (until they are stored: none)."""
-    return NoHistory()
+    """The hand histories mail reads: the hands the table server stored."""
+    return StoredHistory()
 
 
 def install(app: FastAPI, settings: Settings) -> None:

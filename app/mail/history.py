@@ -1,11 +1,13 @@
-"""What mail needs from the hand histories: a small interface, so mail does not depend on how
-hands are stored. `app.api.mail` plugs in the real source."""
+"""What mail needs from the hand histories: a small interface (tests plug in their own), and
+`StoredHistory`, the real one over the stored hands."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from app.store import hands
 from app.store.db import Database
+from app.store.history import load_hand_history
 
 
 class HandHistory(Protocol):
@@ -38,3 +40,17 @@ class NoHistory:
 
     async def recent_hand_ids(self, db: Database, user_id: int, limit: int) -> list[str]:
         return []
+
+
+class StoredHistory:
+    """The hands the table server stored (`app.store.hands`), rendered for the viewer by
+    `app.store.history` (R24: every showdown seat's cards, mucked too; no folded down cards
+    but the viewer's own)."""
+
+    async def load(self, db: Database, hand_id: str, viewer_user_id: int) -> HandHistory | None:
+        return await load_hand_history(db, hand_id, viewer_user_id)
+
+    async def recent_hand_ids(self, db: Database, user_id: int, limit: int) -> list[str]:
+        async with db.session() as session:
+            rows, _ = await hands.list_hands(session, user_id, limit=limit)
+        return [row.id for row in rows]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -15,14 +16,16 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from sqlalchemy import update
 
-from app.engine import Action, ActionKind, Hand, Rules, Variant
+from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant, commitment
 from app.engine.events import StreetStarted
 from app.engine.phh import to_phh
-from app.engine.scripted import scripted_hand
+from app.engine.scripted import dealing_order, scripted_deck
 from app.mail.history import HandHistory
+from app.store import hands, ledger
 from app.store.db import Database
+from app.store.hands import HandFinish, HandStart
 from app.store.models import User
-from tests.store.factories import make_user
+from tests.store.factories import make_table, make_user
 
 
 def free_port() -> int:
@@ -122,15 +125,28 @@ async def make_player(db: Database, name: str, *, verified: bool = True) -> User
 # -- hand histories from real engine hands ---------------------------------------------------
 
 RULES = Rules(Variant.STUD, ante=5, bring_in=10, small_bet=20, big_bet=40)
+BUTTON = 2
+STACK = 1000
 # seat 0 folds on fifth street; seat 1 calls down and mucks; seat 2 wins with kings and tens
 CARDS = {0: "7h 7d 4d 2c 3c", 1: "As Ah 9c Jc 4s 8s 6h", 2: "Ks Kd Tc 5h 5d Qh Ts"}
 FOLDED_DOWN = ("7h", "7d")
 MUCKED = ("As", "Ah", "6h")
 
 
-def showdown_hand() -> Hand:
+def showdown_hand(reshuffle_seed: bytes = b"") -> Hand:
     """A real engine hand: seat 0 folds on fifth street, seat 1 calls and mucks."""
-    hand = scripted_hand(RULES, dict.fromkeys(CARDS, 1000), CARDS, button=2, last_street={0: 5})
+    return play_showdown(_start(reshuffle_seed))[0]
+
+
+def _start(reshuffle_seed: bytes) -> Hand:
+    order = dealing_order(list(CARDS), BUTTON)
+    deck = scripted_deck(order, CARDS, last_street={0: 5})
+    return Hand.start(RULES, [SeatSpec(s, STACK) for s in CARDS], BUTTON, deck, reshuffle_seed)
+
+
+def play_showdown(hand: Hand) -> tuple[Hand, list[list[Any]]]:
+    """Play the hand out; returns it and its inputs as the table records them."""
+    inputs: list[list[Any]] = []
     while hand.to_act is not None:
         legal = hand.legal_actions()
         streets = [e.street for e in hand.events if isinstance(e, StreetStarted)]
@@ -145,8 +161,77 @@ def showdown_hand() -> Hand:
             action = Action(ActionKind.BRING_IN, legal.bring_in)
         else:
             action = Action(ActionKind.CHECK if legal.check else ActionKind.CALL)
+        inputs.append(["act", legal.seat, action.kind.value, action.amount])
         hand.act(legal.seat, action)
-    return hand
+    return hand, inputs
+
+
+async def store_showdown_hand(db: Database, users: dict[int, User], hand_id: str) -> None:
+    """Play the showdown hand at a new table with `users` seated (seat -> user) and store it
+    as the table server does: the record and its ledger settlement in one transaction."""
+    salt = secrets.token_bytes(commitment.SALT_BYTES)
+    hand, inputs = play_showdown(_start(commitment.reshuffle_seed(salt)))
+    order = dealing_order(list(CARDS), BUTTON)
+    deck_cards = scripted_deck(order, CARDS, last_street={0: 5})
+    async with db.transaction() as session:
+        table = await make_table(session, small_bet=RULES.small_bet, ante=RULES.ante)
+        for seat, user in users.items():
+            await ledger.buy_in(
+                session,
+                user_id=user.id,
+                table_id=table.id,
+                amount=STACK,
+                key=f"{hand_id}:{seat}",
+                seat_no=seat,
+            )
+    result = hand.result
+    assert result is not None
+    deltas = {users[s].id: result.stacks[s] - STACK for s in hand.seats}
+    start = HandStart(
+        hand_id=hand_id,
+        table_id=table.id,
+        table_name=table.name,
+        max_seats=table.max_seats,
+        variant=str(RULES.variant),
+        rules={
+            "ante": RULES.ante,
+            "bring_in": RULES.bring_in,
+            "small_bet": RULES.small_bet,
+            "big_bet": RULES.big_bet,
+            "rake_bps": 0,
+            "rake_cap": 0,
+            "rake_third_street": False,
+            "timeout_action": "all_in",
+            "showdown_first_when_checked": "first_to_act",
+        },
+        button=BUTTON,
+        seats=[
+            {"seat": s, "user_id": u.id, "name": u.name, "stack": STACK} for s, u in users.items()
+        ],
+        commitment=commitment.commit(deck_cards, salt),
+    )
+    finish = HandFinish(
+        start=start,
+        salt=salt.hex(),
+        deck=commitment.deck_text(deck_cards),
+        events=[event.to_dict() for event in hand.events],
+        inputs=inputs,
+        result={
+            "pots": [{"amount": p.amount, "eligible": list(p.eligible)} for p in result.pots],
+            "awards": [award.to_dict() for award in result.awards],
+            "stacks": {str(seat): stack for seat, stack in result.stacks.items()},
+            "deltas": {str(user): delta for user, delta in deltas.items()},
+            "rake": result.rake,
+            "showdown": result.showdown,
+            "showdown_seats": sorted(hand.showdown_hands()),
+            "street": result.street,
+        },
+        rake=result.rake,
+        deltas=deltas,
+    )
+    async with db.transaction() as session:
+        await hands.record_start(session, start)
+        assert await hands.record_finished(session, finish)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,11 @@ import mailbox
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
+from app.mail.errors import NotDealtIn
+from app.mail.history import StoredHistory
 from app.mail.requests import MailLimits, request_hands, request_verification
 from app.mail.transport import MaildirTransport, SmtpTransport
 from app.mail.worker import MailWorker, WorkerConfig
@@ -24,6 +27,7 @@ from tests.mail.support import (
     SmtpSink,
     make_player,
     showdown_hand,
+    store_showdown_hand,
 )
 
 LIMITS = MailLimits(hands_per_hour=100, verifications_per_hour=100)
@@ -246,3 +250,39 @@ async def test_the_verification_link_leaves_the_outbox_once_sent(
     assert request.payload["url"] in got.message.get_content()
     [request], _ = await _rows(db)
     assert request.status == "sent" and request.payload == {}
+
+
+async def test_r24_a_stored_hand_is_mailed_with_the_mucked_cards_not_the_folded_ones(
+    db: Database, clock: FakeClock, smtp: SmtpSink
+) -> None:
+    """The real source: a hand stored as the table server stores it, rendered for each
+    recipient by `app.store.history`."""
+    users = {s: await make_player(db, name) for s, name in enumerate(["ann", "bob", "cy"])}
+    await store_showdown_hand(db, users, "5eed000000000001")
+    source = StoredHistory()
+    assert await source.recent_hand_ids(db, users[1].id, 100) == ["5eed000000000001"]
+    for seat in (1, 2):  # bob called and mucked; cy won; ann folded on fifth street
+        await request_hands(db, source, user_id=users[seat].id, now=clock(), limits=LIMITS, last=5)
+    mail = MailWorker(db, SmtpTransport.from_url(smtp.url), source, clock=clock)
+    assert await mail.run_once() == 2
+    received = await smtp.wait_for(2)
+    for got in received:
+        message = got.message
+        assert "5eed000000000001" in message["Subject"]
+        body = message.get_body(("plain",))
+        assert body is not None
+        text = body.get_content()
+        [attachment] = list(message.iter_attachments())
+        assert attachment.get_filename() == "hand-5eed000000000001.phh"
+        phh = attachment.get_content()
+        for card in MUCKED:  # bob's mucked hand, in the text and in the PHH
+            assert card in text and card in phh, card
+        for card in FOLDED_DOWN:  # ann's down cards: never
+            assert card not in text and card not in phh, card
+        assert "ann" in text and "bob" in text
+    # ann may not ask for a hand she was not dealt into
+    other = await make_player(db, "dee")
+    with pytest.raises(NotDealtIn):
+        await request_hands(
+            db, source, user_id=other.id, now=clock(), limits=LIMITS, hand_ids=["5eed000000000001"]
+        )
