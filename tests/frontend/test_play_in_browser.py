@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.players import (
@@ -20,6 +21,8 @@ from tests.frontend.players import (
     calldown,
     complete_and_fold,
 )
+
+pytestmark = pytest.mark.xdist_group("browser")  # one browser test at a time
 
 TABLE_PASSWORD = "green-felt"
 
