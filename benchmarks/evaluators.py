@@ -1,0 +1,255 @@
+"""Seven-card hand evaluators: ours (pure Python) against treys, eval7, phevaluator, pokerkit.
+
+Run ``python benchmarks/evaluators.py`` (``--help`` for options). Every evaluator gets the
+same seeded random 7-card hands, converted beforehand to its own card type; each is checked
+to order every consecutive pair of hands exactly as ours does, then timed with
+``list(map(evaluate, hands))``, best of a few rounds taken in turns. pokerkit (~3 k hands/s)
+runs on a subset. The results replace the "Evaluators" section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from importlib.metadata import version
+from itertools import pairwise, starmap
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import eval7  # noqa: E402
+import phevaluator  # noqa: E402
+import pokerkit  # noqa: E402
+import treys  # noqa: E402
+
+from app.engine.cards import DECK, Card, format_cards  # noqa: E402
+from app.engine.evaluate import (  # noqa: E402
+    high,
+    high_value,
+    low_eight_value,
+    low_razz,
+    low_razz_value,
+)
+from app.engine.evaluate.tables import Tables  # noqa: E402
+
+DOC = ROOT / "docs" / "benchmarks.md"
+SECTION = "## Evaluators"
+
+
+class Run:
+    """One evaluator: a name, a timed call over prepared inputs, and how to read values."""
+
+    def __init__(
+        self,
+        name: str,
+        evaluate_all: Callable[[], list[Any]],
+        count: int,
+        *,
+        lower_is_better: bool = False,
+        note: str = "",
+        compare: bool = True,
+    ) -> None:
+        self.name = name
+        self.evaluate_all = evaluate_all
+        self.count = count
+        self.lower_is_better = lower_is_better
+        self.note = note
+        self.compare = compare
+        self.best = float("inf")
+
+    def time_once(self) -> list[Any]:
+        start = time.perf_counter()
+        values = self.evaluate_all()
+        self.best = min(self.best, time.perf_counter() - start)
+        return values
+
+    @property
+    def per_second(self) -> float:
+        return self.count / self.best
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def disagreements(ours: Sequence[int], theirs: Sequence[int], lower_is_better: bool) -> int:
+    """Consecutive pairs ordered differently (``theirs`` flipped when lower is better)."""
+    flip = -1 if lower_is_better else 1
+    return sum(
+        _sign(b - a) != flip * _sign(d - c)
+        for (a, b), (c, d) in zip(pairwise(ours), pairwise(theirs), strict=True)
+    )
+
+
+def _pokerkit_index(hand: Any) -> int:
+    return int(hand.entry.index)
+
+
+def build_runs(hands: list[tuple[Card, ...]], pokerkit_hands: int) -> list[Run]:
+    n = len(hands)
+    t_hands = [[treys.Card.new(str(c)) for c in h] for h in hands]
+    t_split = ([h[:2] for h in t_hands], [h[2:] for h in t_hands])
+    t_eval = treys.Evaluator()
+    e_hands = [[eval7.Card(str(c)) for c in h] for h in hands]
+    p_hands = [tuple(map(int, h)) for h in hands]  # phevaluator ids are ours: rank * 4 + suit
+    p_eval = phevaluator.evaluate_cards
+    k_hands = [format_cards(h) for h in hands[:pokerkit_hands]]
+    k_hand = pokerkit.StandardHighHand.from_game
+    return [
+        Run("ours: high_value", lambda: list(map(high_value, hands)), n),
+        Run("ours: low_razz_value", lambda: list(map(low_razz_value, hands)), n, compare=False),
+        Run("ours: low_eight_value", lambda: list(map(low_eight_value, hands)), n, compare=False),
+        Run("ours: high() object", lambda: list(map(high, hands)), n),
+        Run("ours: low_razz() object", lambda: list(map(low_razz, hands)), n, compare=False),
+        Run("eval7", lambda: list(map(eval7.evaluate, e_hands)), n, note="C extension"),
+        Run(
+            "phevaluator",
+            lambda: list(starmap(p_eval, p_hands)),
+            n,
+            lower_is_better=True,
+            note="C extension, `evaluate_cards`",
+        ),
+        Run(
+            "treys",
+            lambda: list(map(t_eval.evaluate, *t_split)),
+            n,
+            lower_is_better=True,
+            note="pure Python",
+        ),
+        Run(
+            "pokerkit",
+            lambda: [_pokerkit_index(h) for h in map(k_hand, k_hands)],
+            len(k_hands),
+            note=f"pure Python, `StandardHighHand.from_game`, first {len(k_hands):,} hands",
+        ),
+    ]
+
+
+def table_build_seconds(rounds: int = 3) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        Tables()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def markdown(runs: Sequence[Run], *, hands: int, seed: int, rounds: int, build: float) -> str:
+    eval7_rate = next(r.per_second for r in runs if r.name == "eval7")
+    ours_rate = runs[0].per_second
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines = [
+        SECTION,
+        "",
+        "Generated by `python benchmarks/evaluators.py`; do not edit by hand.",
+        "",
+        f"- Machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        f" ({platform.python_implementation()}), {platform.system()}; load average {load}",
+        f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        f"- Hands: {hands:,} random 7-card hands (seed {seed}), the same for every evaluator,"
+        f" converted beforehand to its own card type; best of {rounds} rounds, taken in turns",
+        "- Every evaluator ordered every consecutive pair of hands as ours does",
+        f"- Our tables build in {build:.2f} s (at import)",
+        f"- Versions: eval7 {version('eval7')}, phevaluator {version('phevaluator')},"
+        f" treys {version('treys')}, pokerkit {version('pokerkit')}",
+        "",
+        "| Evaluator | Hands | Evaluations/s | vs eval7 | ours is | Notes |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for r in runs:
+        lines.append(
+            f"| {r.name} | {r.count:,} | {r.per_second:,.0f} | {r.per_second / eval7_rate:.2f}x"
+            f" | {ours_rate / r.per_second:.2f}x | {r.note} |"
+        )
+    lines += [
+        "",
+        '"ours is" compares `high_value` with each row. The object rows build the hand object',
+        "(`HighHand`/`LowHand`: checked input, eager value, lazy `.cards`).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(text: str, path: Path = DOC) -> None:
+    """Replace (or append) the Evaluators section, leaving every other section alone."""
+    old = path.read_text() if path.exists() else "# Benchmarks\n"
+    lines = old.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == SECTION), None)
+    if start is None:
+        new = old.rstrip("\n") + "\n\n" + text
+    else:
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+        tail = "".join(lines[end:])
+        new = "".join(lines[:start]) + text + ("\n" + tail if tail else "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new)
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--hands", type=int, default=200_000)
+    parser.add_argument("--pokerkit-hands", type=int, default=5_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--no-write", action="store_true", help="don't update the docs")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+
+    rng = random.Random(args.seed)
+    hands = [tuple(rng.sample(DECK, 7)) for _ in range(args.hands)]
+    runs = build_runs(hands, args.pokerkit_hands)
+
+    ours = runs[0].time_once()
+    failed = False
+    for run in runs[1:]:
+        values = run.time_once()
+        if run.compare:
+            values = [v.value if hasattr(v, "value") else v for v in values]
+            bad = disagreements(ours[: len(values)], values, run.lower_is_better)
+            if bad:
+                print(f"{run.name}: {bad} consecutive pairs ordered differently from ours")
+                failed = True
+    for _ in range(args.rounds - 1):
+        for run in runs:
+            if run.name != "pokerkit":
+                run.time_once()
+    build = table_build_seconds()
+
+    width = max(len(r.name) for r in runs)
+    eval7_rate = next(r.per_second for r in runs if r.name == "eval7")
+    for r in runs:
+        print(
+            f"{r.name:{width}}  {r.count:>8,} hands  {r.per_second:>12,.0f}/s"
+            f"  {r.per_second / eval7_rate:6.2f}x eval7"
+        )
+    print(f"table build: {build:.3f} s")
+    if failed:
+        return 1
+    if not args.no_write:
+        write_section(
+            markdown(runs, hands=args.hands, seed=args.seed, rounds=args.rounds, build=build)
+        )
+        print(f"updated {DOC.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
