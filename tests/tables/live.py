@@ -4,11 +4,12 @@ that record every frame they receive."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -34,6 +35,7 @@ class Live:
     services: TableServices
     clock: FakeClock
     db: Database
+    clients: list[Client] = field(default_factory=list)  # closed before the server stops
 
     @property
     def ws_url(self) -> str:
@@ -83,15 +85,20 @@ async def live_server(db: Database, fanout: BaseFanout, clock: FakeClock) -> Asy
         ws_max_size=4096,
         ws_per_message_deflate=False,
         log_level="warning",
+        # never wait long for a connection at shutdown (uvicorn would wait for every one)
+        timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.005)
     port = server.servers[0].sockets[0].getsockname()[1]
+    live = Live(f"http://127.0.0.1:{port}", services, clock, db)
     try:
-        yield Live(f"http://127.0.0.1:{port}", services, clock, db)
+        yield live
     finally:
+        # close our clients first: the server then has no connection to wait for
+        await asyncio.gather(*(c.close() for c in live.clients), return_exceptions=True)
         server.should_exit = True
         await task
         await stop_table_services(app)
@@ -118,6 +125,7 @@ class Client:
         query = "&".join(f"{k}={v}" for k, v in {"token": token, **params}.items())
         ws = await connect(f"{live.ws_url}/ws/tables/{table_id}?{query}", max_size=2**20)
         client = cls(ws, user_id)
+        live.clients.append(client)
         await client.wait(lambda f: f.get("type") == "snapshot" or "v" in f)
         return client
 
@@ -180,5 +188,6 @@ class Client:
         return max(vs) if vs else 0
 
     async def close(self) -> None:
-        await self.ws.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(), 1.0)
         self.reader.cancel()
