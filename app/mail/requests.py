@@ -92,7 +92,7 @@ async def _check_rate(
 
 def _minutes(seconds: int) -> str:
     if seconds < 60:
-        return f"{seconds} seconds"
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
     minutes = math.ceil(seconds / 60)
     return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
