@@ -1,20 +1,140 @@
-// Hand histories (issue 6): the list of hands a player was dealt into, a street-by-street
-// replayer and the downloads. The server's history API has not landed yet: this probes for it
-// and says so; the list and the replayer go here once `/api/hands` exists.
+// Hand histories (issue 6's /api/hands): the hands a player was dealt into, a replayer that
+// steps through a finished hand street by street (the same drawing as the live table), the
+// downloads (PokerStars text, PHH), the deal's fairness check, and "Email me this hand".
 
 import { get } from "./api.js";
-import { clear, h } from "./dom.js";
+import { chips, clear, h, toast, VARIANT_SHORT } from "./dom.js";
+import { emailHand } from "./history.js";
+import { applyEvent, emptyState, resultLines } from "./table/model.js";
+import { renderFelt } from "./table/view.js";
 
-export async function handsSection(box) {
+export async function handsSection(box, user, path, { go }) {
+  let list;
   try {
-    await get("/api/hands?limit=1");
+    list = await get("/api/hands?limit=50");
   } catch (err) {
-    clear(
-      box,
-      h("div.panel", h("h2", "Hand histories"), h("p.sub", err.status === 404 || err.status === 405 ? "This server does not keep a browsable hand history yet; ask for hands by email above." : err.message)),
-    );
+    clear(box, h("div.panel", h("h2", "Hand histories"), h("p.sub", err.status === 404 ? "This server does not keep hand histories." : err.message)));
     return () => {};
   }
-  clear(box, h("div.panel", h("h2", "Hand histories"), h("p.sub", "Available from the API: /api/hands")));
+  const replayBox = h("div.replay-box");
+  clear(
+    box,
+    h(
+      "div.panel",
+      h("h2", "Hand histories"),
+      list.hands.length
+        ? h(
+            "div.table-list",
+            h(
+              "table.tables.hands",
+              h("caption.sr-only", "Hands you were dealt into, newest first"),
+              h("thead", h("tr", ["Hand", "Table", "Game", "Ended", "Net", ""].map((t) => h("th", { scope: "col" }, t)))),
+              h(
+                "tbody",
+                list.hands.map((x) =>
+                  h(
+                    "tr",
+                    { dataset: { hand: x.hand_id } },
+                    h("th", { scope: "row" }, `#${x.number}`),
+                    h("td", x.table_name),
+                    h("td", VARIANT_SHORT[x.variant]),
+                    h("td", x.ended_at ? new Date(x.ended_at).toLocaleString() : "—"),
+                    h(`td${x.net > 0 ? ".plus" : x.net < 0 ? ".minus" : ""}`, x.net === null || x.net === undefined ? "" : chips(x.net)),
+                    h("td", h("a.btn.small", { href: `/hands/${x.hand_id}`, "data-link": "", "aria-label": `Replay hand ${x.number}` }, "Replay")),
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h("p.empty", "No hands yet: play one!"),
+    ),
+    replayBox,
+  );
+  const m = path.match(/^\/hands\/([A-Za-z0-9_-]+)$/);
+  if (m) await replayer(replayBox, m[1], user);
   return () => {};
 }
+
+async function verifyDeal(fairness) {
+  if (!fairness.salt || !fairness.deck) return fairness.withheld || "not revealed";
+  if (!crypto.subtle) return "open this page over HTTPS (or localhost) to check it here";
+  const salt = fairness.salt.match(/../g).map((x) => parseInt(x, 16));
+  const deck = new TextEncoder().encode(fairness.deck);
+  const data = new Uint8Array(salt.length + deck.length);
+  data.set(salt, 0);
+  data.set(deck, salt.length);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hex === fairness.commitment ? "verified: SHA-256(salt ‖ deck) equals the commitment announced before the deal" : "MISMATCH: the deck does not match its commitment";
+}
+
+async function replayer(box, handId, user) {
+  let hand;
+  try {
+    hand = await get(`/api/hands/${encodeURIComponent(handId)}`);
+  } catch (err) {
+    clear(box, h("div.panel", h("h2", "Hand not found"), h("p", err.message)));
+    return;
+  }
+  const events = hand.events;
+  const marks = [0];
+  events.forEach((e, i) => {
+    if (e.type === "street_started" || e.type === "showdown_started") marks.push(i + 1);
+  });
+  marks.push(events.length);
+  let step = marks.length - 1;
+  const felt = h("div.felt.replay-felt", { role: "region", "aria-label": "Replayed hand" }, h("div.rail"), h("div.center", h("div.center-info"), h("div.results")));
+  const log = h("ol.log.replay-log", { "aria-label": "Hand log" });
+  const position = h("span.replay-pos", { "aria-live": "polite" });
+  const fairness = h("p.fairness", "Checking the deal…");
+  const nav = (label, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: label } }, label);
+  const dl = (fmt, label, ext) => h("a.btn.small.ghost", { href: `/api/hands/${hand.hand_id}?format=${fmt}`, download: `hand-${hand.number}.${ext}` }, label);
+  clear(
+    box,
+    h(
+      "div.panel.replayer",
+      h("h2", `Hand #${hand.number} · ${hand.table_name} · ${VARIANT_SHORT[hand.variant]}`),
+      h(
+        "div.row",
+        nav("⏮ Start", () => (step = 0), "Home"),
+        nav("◀ Back", () => (step = Math.max(0, step - 1)), "ArrowLeft"),
+        nav("Next ▶", () => (step = Math.min(marks.length - 1, step + 1)), "ArrowRight"),
+        nav("End ⏭", () => (step = marks.length - 1), "End"),
+        position,
+        dl("pokerstars", "PokerStars text", "txt"),
+        dl("phh", "PHH", "phh"),
+        h("button.btn.small", {
+          type: "button",
+          id: "email-this-hand",
+          onclick: async () => {
+            try {
+              const r = await emailHand(hand.hand_id);
+              toast(`Email request #${r.id}: ${r.status}`);
+            } catch (err) {
+              toast(err.message, "error", 6000);
+            }
+          },
+        }, "Email me this hand"),
+      ),
+      h("div.replay-grid", h("div", felt), log),
+      fairness,
+    ),
+  );
+
+  function draw() {
+    const state = emptyState(user.id);
+    state.table = { max_seats: Math.max(8, ...hand.seats.map((s) => s.seat + 1)), variant: hand.variant, host_user_id: null };
+    state.seats = hand.seats.map((s) => ({ ...s, sitting_out: false, auto_post: true, bot: false, leaving: false }));
+    const upto = marks[step];
+    for (let i = 0; i < upto; i++) applyEvent(state, { v: i + 1, ...events[i] });
+    if (state.hand) state.hand.to_act = null;
+    renderFelt(felt, state, { me: null, onSit: () => {} });
+    const lines = resultLines(state);
+    clear(felt.querySelector(".results"), lines.length ? h("div.result-box", lines.map((l) => h("div.result-line", h("strong", l.text), l.hand ? ` — ${l.hand}` : ""))) : null);
+    clear(log, state.log.map((e) => h(`li.log-${e.kind}`, e.text)));
+    position.textContent = `Step ${step} of ${marks.length - 1}`;
+  }
+  draw();
+  fairness.textContent = `Deal commitment ${hand.fairness.commitment?.slice(0, 16) ?? "—"}…: ${await verifyDeal(hand.fairness)}`;
+}
+

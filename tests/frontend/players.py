@@ -45,6 +45,7 @@ class Player:
         page.goto(base_url + "/")
         expect(page.get_by_role("heading", name="Log in")).to_be_visible()
         page.get_by_role("link", name="Create an account").click()
+        expect(page.get_by_role("heading", name="Create an account")).to_be_visible()
         page.get_by_label("Name").fill(self.name)
         page.get_by_label("Email").fill(f"{self.name}@example.com")
         page.get_by_label("Password").fill(PASSWORD)

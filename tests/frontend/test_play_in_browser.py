@@ -96,6 +96,29 @@ def pause_and_close(game: Game, host: Player, last_hand: str) -> None:
     expect(dlg).to_be_hidden()
 
 
+def replay_and_email(player: Player) -> None:
+    page = player.page.context.new_page()  # the table stays open in the first tab
+    page.goto(player.page.url.split("/table/")[0] + "/hands")
+    first = page.locator("table.hands tbody tr").first
+    expect(first).to_be_visible()
+    first.get_by_role("link", name=re.compile("Replay")).click()
+    replayer = page.locator(".replayer")
+    expect(replayer.locator(".replay-pos")).to_contain_text("Step")
+    replayer.locator('button[data-replay="⏮ Start"]').click()
+    expect(replayer.locator(".replay-pos")).to_contain_text("Step 0")
+    replayer.locator('button[data-replay="Next ▶"]').click()
+    expect(replayer.locator(".replay-pos")).to_contain_text("Step 1")
+    expect(replayer.locator(".seat-box").first).to_be_visible()
+    replayer.locator('button[data-replay="End ⏭"]').click()
+    expect(replayer.locator(".replay-log")).to_contain_text("wins")
+    expect(replayer.locator(".fairness")).to_contain_text(re.compile(r"verified|R24 keeps hidden"))
+    page.screenshot(path=str(player.shots / "replayer.png"))
+    replayer.get_by_role("button", name="Email me this hand").click()
+    # the address is not verified yet: the refusal says so
+    expect(page.locator(".toast-error")).to_contain_text("verif")
+    page.close()
+
+
 def log_text(player: Player) -> str:
     text: str = player.page.locator("ol.log").inner_text()
     return text
@@ -210,6 +233,9 @@ def test_two_browsers_play_stud_stud8_and_razz(
         ann.page.get_by_role("tab", name="Chat").click()
         expect(ann.page.locator("ol.chat")).to_contain_text("nice hand")
         bob.shot("phone-table")
+
+        # -- the hand history: the replayer steps through a hand; "Email me this hand" -------
+        replay_and_email(bob)
 
         # -- the host pauses, then closes the table: the stacks go back to the balances --------
         pause_and_close(game, ann, hand)
