@@ -35,12 +35,12 @@ export async function handsSection(box, user, path, { go }) {
                   h(
                     "tr",
                     { dataset: { hand: x.hand_id } },
-                    h("th", { scope: "row" }, `#${x.number}`),
+                    h("th", { scope: "row" }, h("code", x.hand_id)), // `number` exceeds 2^53: not exact in JSON numbers
                     h("td", x.table_name),
                     h("td", VARIANT_SHORT[x.variant]),
                     h("td", x.ended_at ? new Date(x.ended_at).toLocaleString() : "—"),
                     h(`td${x.net > 0 ? ".plus" : x.net < 0 ? ".minus" : ""}`, x.net === null || x.net === undefined ? "" : chips(x.net)),
-                    h("td", h("a.btn.small", { href: `/hands/${x.hand_id}`, "data-link": "", "aria-label": `Replay hand ${x.number}` }, "Replay")),
+                    h("td", h("a.btn.small", { href: `/hands/${x.hand_id}`, "data-link": "", "aria-label": `Replay hand ${x.hand_id}` }, "Replay")),
                   ),
                 ),
               ),
@@ -88,18 +88,18 @@ async function replayer(box, handId, user) {
   const position = h("span.replay-pos", { "aria-live": "polite" });
   const fairness = h("p.fairness", "Checking the deal…");
   const nav = (label, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: label } }, label);
-  const dl = (fmt, label, ext) => h("a.btn.small.ghost", { href: `/api/hands/${hand.hand_id}?format=${fmt}`, download: `hand-${hand.number}.${ext}` }, label);
+  const dl = (fmt, label, ext) => h("a.btn.small.ghost", { href: `/api/hands/${hand.hand_id}?format=${fmt}`, download: `hand-${hand.hand_id}.${ext}` }, label);
   clear(
     box,
     h(
       "div.panel.replayer",
-      h("h2", `Hand #${hand.number} · ${hand.table_name} · ${VARIANT_SHORT[hand.variant]}`),
+      h("h2", `Hand ${hand.hand_id} · ${hand.table_name} · ${VARIANT_SHORT[hand.variant]}`),
       h(
         "div.row",
-        nav("⏮ Start", () => (step = 0), "Home"),
+        nav("« Start", () => (step = 0), "Home"),
         nav("◀ Back", () => (step = Math.max(0, step - 1)), "ArrowLeft"),
         nav("Next ▶", () => (step = Math.min(marks.length - 1, step + 1)), "ArrowRight"),
-        nav("End ⏭", () => (step = marks.length - 1), "End"),
+        nav("End »", () => (step = marks.length - 1), "End"),
         position,
         dl("pokerstars", "PokerStars text", "txt"),
         dl("phh", "PHH", "phh"),
