@@ -34,6 +34,7 @@ applied to our pots, contributions and hand values (`pokerkit_settlement`).
 from __future__ import annotations
 
 import random
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -41,6 +42,8 @@ import pytest
 
 from app.cli.simulate import random_stacks
 from app.engine import (
+    Action,
+    ActionKind,
     Bet,
     BroughtIn,
     Called,
@@ -62,6 +65,7 @@ from app.engine.cards import Card, seeded_rng, shuffled_deck
 from app.engine.evaluate import high_value, low_eight_value, low_razz_value
 from app.engine.phh import PHHError, replay_phh, to_phh
 from app.engine.policies import play_out, random_policy
+from app.engine.scripted import play, scripted_hand
 from tests.engine.pokerkit_oracle import (
     OracleError,
     memoize_pokerkit_hands,
@@ -426,3 +430,129 @@ def test_pokerkit_hands_replay_in_ours(
     run: Callable[[str, int, int], Counter[str]], variant: str, chunk: int, count: int
 ) -> None:
     _check_tally(run(variant, chunk, count), count)
+
+
+# -- the named differences, one scripted hand each ------------------------------------------
+
+
+def _drive(hand: Hand, choose: Callable[[Hand], Action | None]) -> Hand:
+    """Play to the end: `choose` may pick an action, else bring in, check, call or show."""
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        action = choose(hand)
+        if action is None:
+            if legal.show:
+                action = Action(ActionKind.SHOW)
+            elif legal.bring_in is not None:
+                action = Action(ActionKind.BRING_IN)
+            elif legal.check:
+                action = Action(ActionKind.CHECK)
+            else:
+                action = Action(ActionKind.CALL)
+        hand.act(legal.seat, action)
+    return hand
+
+
+def _rejection(hand: Hand) -> tuple[OracleError, str | None]:
+    text = to_phh(hand)
+    lines = [str(a) for a in tomllib.loads(text)["actions"]]
+    with pytest.raises(OracleError) as info:
+        replay_strict(text)
+    return info.value, named_rejection(hand, lines, info.value.index)
+
+
+def _rules(variant: Variant = Variant.STUD) -> Rules:
+    return Rules(variant, 5, 10, 20, 40)
+
+
+def test_named_difference_open_pair_big_bet_is_refused_by_pokerkit() -> None:
+    hand = scripted_hand(_rules(), {0: 500, 1: 500}, {0: "2c3cKdKh", 1: "4c5c9d8h"}, button=1)
+    play(hand, "1: bring_in, 0: call")
+    assert hand.legal_actions().bets == (20, 40)  # R14: the open kings may bet big
+    play(hand, "0: bet 40, 1: call")
+    error, named = _rejection(_drive(hand, lambda h: None))
+    assert "above the maximum allowed 20" in error.reason
+    assert named == "open-pair big bet"
+
+
+def test_named_difference_short_all_in_completion_is_refused_by_pokerkit() -> None:
+    hand = scripted_hand(
+        _rules(), {0: 500, 1: 20, 2: 500}, {0: "4c5c2d", 1: "6c7c9d", 2: "8c9cTd"}, button=2
+    )
+    play(hand, "0: bring_in, 1: complete 15, 2: complete 20")  # R18: 15 is not the completion
+    error, named = _rejection(_drive(hand, lambda h: None))
+    assert "below the minimum allowed 35" in error.reason  # pokerkit: 15 + a full bet
+    assert named == "short all-in"
+
+
+def test_named_difference_pokerkit_deals_from_the_muck_where_we_turn_a_community_card() -> None:
+    hand = scripted_hand(_rules(), dict.fromkeys(range(8), 1000), {}, button=7)
+    folded: list[int] = []
+
+    def sixth_street_bet_and_one_fold(h: Hand) -> Action | None:
+        legal = h.legal_actions()
+        if h.street == 6 and legal.bets:
+            return Action(ActionKind.BET)
+        if h.street == 6 and legal.call and not folded:
+            folded.append(legal.seat)
+            return Action(ActionKind.FOLD)
+        return None
+
+    _drive(hand, sixth_street_bet_and_one_fold)
+    assert any(isinstance(e, CommunityCardDealt) for e in hand.events)  # 7 left, 0 cards
+    error, named = _rejection(hand)
+    assert error.action is not None and error.action.startswith("d db ")
+    assert named == "reshuffled muck"
+
+
+def test_named_difference_odd_chip_goes_to_pokerkits_first_player() -> None:
+    # two ace-high straights split 35 chips; R21: the odd chip to the ace of spades (p2),
+    # pokerkit: to p1
+    hand = scripted_hand(
+        _rules(),
+        {0: 500, 1: 500, 2: 500},
+        {0: "AhKc2dQcJcTc3s", 1: "AsKd4dQhJdTh5c", 2: "7h7s8d"},
+        button=2,
+        last_street={2: 3},
+    )
+    play(hand, "0: bring_in, 1: call, 2: fold")
+    _drive(hand, lambda h: None)
+    ours = [hand.stacks[s] for s in hand.seats]
+    theirs = replay_strict(to_phh(hand)).finishing_stacks
+    assert ours == [502, 503, 495] and theirs == [503, 502, 495]
+    assert pokerkit_settlement(hand) == (theirs, True)
+
+
+def test_named_difference_stud8_side_pot_without_a_low_is_split_by_pokerkit() -> None:
+    # p1 (all-in, 30) has the only low; p2 (all-in, 60) the best high; p3 beats p4.
+    hand = scripted_hand(
+        _rules(Variant.STUD8),
+        {0: 30, 1: 60, 2: 500, 3: 500},
+        {
+            0: "Ac2c3d4h8sKdQh",
+            1: "KsKhKc9s9d2h3s",
+            2: "QsQdQcTsTd5s6d",
+            3: "JsJd7c7dTh4s6h",
+        },
+        button=3,
+    )
+
+    def raise_while_possible(h: Hand) -> Action | None:
+        legal = h.legal_actions()
+        if h.street == 3 and legal.seat in (2, 3):
+            if legal.complete is not None:
+                return Action(ActionKind.COMPLETE)
+            if legal.raises:
+                return Action(ActionKind.RAISE)
+        return None
+
+    _drive(hand, raise_while_possible)
+    assert hand.result is not None
+    pots = hand.result.pots
+    assert [p.eligible for p in pots] == [(0, 1, 2, 3), (1, 2, 3), (2, 3)]
+    side = [a for a in hand.result.awards if a.pot == 1]
+    assert [(a.seat, a.share) for a in side] == [(1, "whole")]  # R21: no low in it
+    ours = [hand.stacks[s] for s in hand.seats]
+    theirs = replay_strict(to_phh(hand)).finishing_stacks
+    assert ours != theirs
+    assert pokerkit_settlement(hand) == (theirs, True)
