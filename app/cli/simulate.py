@@ -85,15 +85,20 @@ def simulate(
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", choices=["stud", "stud8", "razz"], default="stud")
     parser.add_argument("--players", type=int, default=6, help="2 to 8 (default 6)")
-    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--hands", type=int, default=1000, help="default 1000")
     parser.add_argument("--seed", default="1", help="seeds the decks, stacks and policy")
-    parser.add_argument("--policy", choices=sorted(POLICIES), default="random")
+    parser.add_argument(
+        "--policy",
+        choices=sorted(POLICIES),
+        default="random",
+        help="random: any legal action (default); calldown: always check or call",
+    )
     parser.add_argument("--phh-dir", type=Path, default=None, help="write one .phh per hand")
-    parser.add_argument("--ante", type=int, default=5)
-    parser.add_argument("--bring-in", type=int, default=10)
-    parser.add_argument("--small-bet", type=int, default=20)
-    parser.add_argument("--rake-bps", type=int, default=0)
-    parser.add_argument("--rake-cap", type=int, default=None)
+    parser.add_argument("--ante", type=int, default=5, help="default 5")
+    parser.add_argument("--bring-in", type=int, default=10, help="default 10")
+    parser.add_argument("--small-bet", type=int, default=20, help="default 20; big bet twice")
+    parser.add_argument("--rake-bps", type=int, default=0, help="rake in basis points")
+    parser.add_argument("--rake-cap", type=int, default=None, help="rake cap (default none)")
 
 
 def run(args: argparse.Namespace) -> int:
