@@ -51,9 +51,14 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
 
 
 class HandWriter:
-    def __init__(self, *, first_backoff: float = 0.05, max_backoff: float = 2.0) -> None:
+    def __init__(
+        self, *, first_backoff: float = 0.05, max_backoff: float = 2.0, concurrency: int = 4
+    ) -> None:
         self.first_backoff = first_backoff
         self.max_backoff = max_backoff
+        # jobs running at once, all tables together: hundreds of tables must not take every
+        # pooled connection (logins and sockets need some) nor queue on SQLite's write lock
+        self.slots = asyncio.Semaphore(concurrency)
         self.queues: dict[int, _Queue] = {}
         self.failures = 0  # transient failures seen (tests, metrics)
         self.dropped = 0
@@ -126,7 +131,8 @@ class HandWriter:
         refusals = 0
         while True:
             try:
-                result = await job()
+                async with self.slots:
+                    result = await job()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
