@@ -9,6 +9,7 @@ classes use) and takes the best of the 21 five-card subsets itself, exactly like
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations, combinations_with_replacement, pairwise
 from math import prod
@@ -44,26 +45,29 @@ SEED = 20_020
 
 _PRIMES: dict[Any, int] = Lookup._Lookup__multipliers  # type: ignore[attr-defined]
 _PRIME = [_PRIMES[PkRank(str(c)[0])] for c in DECK]
-_SUBSETS = list(combinations(range(7), 5))
+
+SubsetKeys = list[tuple[int, bool]]
+
+
+def _subset_keys(cards: Sequence[Card]) -> SubsetKeys:
+    """pokerkit's lookup key (rank-prime product, all one suit) of every five-card subset."""
+    products = map(prod, combinations([_PRIME[c] for c in cards], 5))
+    if max(Counter(c & 3 for c in cards).values()) < 5:
+        return [(p, False) for p in products]
+    suited = (len(set(s)) == 1 for s in combinations([c & 3 for c in cards], 5))
+    return list(zip(products, suited, strict=True))
 
 
 class _Reference:
-    """Best-of-21 over one pokerkit lookup: (index, label) of the best entry, or None."""
+    """The best of the five-card subsets in one pokerkit lookup: (index, label) or None."""
 
     def __init__(self, lookup: Lookup, low: bool) -> None:
-        self.entries: dict[tuple[int, bool], Any] = lookup._Lookup__entries  # type: ignore[attr-defined]
+        entries: dict[tuple[int, bool], Any] = lookup._Lookup__entries  # type: ignore[attr-defined]
+        self.entries = {k: (e.index, e.label.value.lower()) for k, e in entries.items()}
         self.low = low
 
-    def best(self, cards: Sequence[Card]) -> tuple[int, str] | None:
-        primes = [_PRIME[c] for c in cards]
-        suits = [c & 3 for c in cards]
-        found = []
-        for subset in _SUBSETS:
-            key = prod(primes[i] for i in subset)
-            suited = len({suits[i] for i in subset}) == 1
-            entry = self.entries.get((key, suited))
-            if entry is not None:
-                found.append((entry.index, entry.label.value.lower()))
+    def best(self, keys: SubsetKeys) -> tuple[int, str] | None:
+        found = [e for e in map(self.entries.get, keys) if e is not None]
         if not found:
             return None
         return min(found) if self.low else max(found)
@@ -101,18 +105,19 @@ def _assert_same_order(ours: list[int], theirs: list[int], what: str) -> None:
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_r20_agrees_with_pokerkit_on_random_seven_card_hands(chunk: int) -> None:
     hands = _hands(chunk)
-    highs = [HIGH_REF.best(h) for h in hands]
+    keys = [_subset_keys(h) for h in hands]
+    highs = [HIGH_REF.best(k) for k in keys]
     assert all(x is not None for x in highs)
     ours = list(map(high_value, hands))
     _assert_same_order(ours, [x[0] for x in highs if x], "high")
     assert [high(h).category for h in hands] == [x[1] for x in highs if x]
 
-    razz = [RAZZ_REF.best(h) for h in hands]
+    razz = [RAZZ_REF.best(k) for k in keys]
     _assert_same_order(
         list(map(low_razz_value, hands)), [-x[0] for x in razz if x], "razz"
     )  # pokerkit: a smaller low index is better
 
-    eights = [EIGHT_REF.best(h) for h in hands]
+    eights = [EIGHT_REF.best(k) for k in keys]
     ours_eight = list(map(low_eight_value, hands))
     assert [v > 0 for v in ours_eight] == [x is not None for x in eights]
     _assert_same_order(
@@ -149,7 +154,7 @@ def test_r20_agrees_with_pokerkit_hand_classes() -> None:
         if cls is StandardHighHand:
             assert all(m.category == t.entry.label.value.lower() for m, t in pairs)
     seven = [h for h in hands if len(h) == 7][:300]
-    assert [HIGH_REF.best(h) for h in seven] == [
+    assert [HIGH_REF.best(_subset_keys(h)) for h in seven] == [
         (t.entry.index, t.entry.label.value.lower())
         for t in (_from_game(StandardHighHand, h) for h in seven)
     ]

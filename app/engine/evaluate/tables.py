@@ -190,9 +190,10 @@ class Tables:
             {k: v if v >= EIGHT_OR_BETTER_MIN else 0 for k, v in d.items()} for d in self.razz
         ]
 
-        self.high7 = array("H", bytes(2 * (max(high) + 1)))
+        self.high7 = array("H", [0]) * (max(high) + 1)
         for k, v in high.items():
             self.high7[k] = v
+        self.high[7] = {}  # seven cards read `high7`; the dict would only hold memory
 
     @staticmethod
     def _five_card_scores() -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
