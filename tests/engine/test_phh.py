@@ -6,6 +6,7 @@ import tomllib
 
 import pytest
 
+from app.cli.simulate import random_stacks
 from app.engine import (
     Action,
     ActionKind,
@@ -14,11 +15,14 @@ from app.engine import (
     Hand,
     HandShown,
     Rules,
+    SeatSpec,
     ShowDeclined,
     TimedOut,
     Variant,
 )
+from app.engine.cards import seeded_rng, shuffled_deck
 from app.engine.phh import PHHError, replay_phh, to_phh
+from app.engine.policies import random_policy
 from app.engine.scripted import play, scripted_hand
 from tests.engine.pokerkit_oracle import replay_strict
 
@@ -304,3 +308,45 @@ def test_reads_pokerkits_own_writing() -> None:
     )
     assert replay_phh(text).finishing_stacks == [415, 0, 135, 115]
     assert replay_strict(text).finishing_stacks == [415, 0, 135, 115]
+
+
+def test_random_hands_with_timeouts_and_rake_round_trip_to_the_same_events() -> None:
+    rng = seeded_rng("phh-timeouts")
+    kinds: set[str] = set()
+    for i in range(300):
+        variant = list(Variant)[i % 3]
+        rake = rng.choice([0, 500])
+        rules = Rules(
+            variant,
+            2,
+            5,
+            10,
+            20,
+            rake_bps=rake,
+            rake_cap=rng.choice([None, 7]),
+            rake_third_street=rng.random() < 0.5,
+            timeout_action=rng.choice(["all_in", "fold"]),
+            showdown_first_when_checked=rng.choice(["first_to_act", "lowest_seat"]),
+        )
+        seats = sorted(rng.sample(range(8), rng.randint(2, 8)))
+        stacks = random_stacks(rng, rules, len(seats))
+        hand = Hand.start(
+            rules,
+            [SeatSpec(s, c) for s, c in zip(seats, stacks, strict=True)],
+            rng.randrange(8),
+            shuffled_deck(rng),
+            reshuffle_seed=rng.randbytes(4),
+        )
+        policy = random_policy(rng)
+        while not hand.is_over:
+            seat = hand.to_act
+            assert seat is not None
+            if rng.random() < 0.08:
+                for e in hand.time_out(seat, all_in_protection=rng.random() < 0.5):
+                    if isinstance(e, TimedOut):
+                        kinds.add(e.outcome)
+            else:
+                hand.act(seat, policy(hand.legal_actions()))
+        replayed = replay_phh(to_phh(hand))
+        assert replayed.hand.events == hand.events, to_phh(hand)
+    assert kinds == {"all_in", "check", "fold", "muck"}
