@@ -10,7 +10,8 @@ one line per player, down, down, up, as pokerkit does), the community card as ``
 action, and each showdown decision (``pN sm CARDS`` shows, ``pN sm`` mucks). As pokerkit
 expects, when the betting ends with at most one player still holding chips before the river,
 every player still in shows the cards they hold at that point, and shows again at the end.
-Table settings PHH has no field for are user fields (``_rake_bps`` …).
+Table settings PHH has no field for are user fields (``_button``, ``_rake_bps``,
+``_rake_cap`` with -1 for no cap, …).
 
 Some inputs have no place in pokerkit's PHH, so they are written as comment lines pokerkit
 ignores and `replay_phh` applies: ``# pN times out: all-in protection (R19)``, and a show or
