@@ -1,5 +1,6 @@
-"""Verify a hand's deal: `python -m app verify HAND_ID` checks the commitment against the
-revealed deck and salt, and replays the hand from them to its recorded events and result."""
+"""Verify a hand's deal: `python -m app verify HAND_ID` (operators) opens the per-card
+commitment with the stored master salt and deck, checks every dealt card against its deck
+position, and replays the hand from them to its recorded events and result."""
 
 from __future__ import annotations
 
@@ -34,8 +35,13 @@ def check(row: HandRecord) -> list[str]:
     if row.deck is None or row.salt is None:
         return ["the deck and salt are not revealed"]
     problems = []
-    if not commitment.verify(row.commitment, row.salt, row.deck):
-        problems.append("the revealed deck and salt do not match the commitment")
+    try:
+        opened = commitment.reveal(row.deck, bytes.fromhex(row.salt), ())
+    except ValueError as exc:
+        return [f"the stored deck or master salt is malformed: {exc}"]
+    if not commitment.verify_reveal(row.commitment, opened):
+        problems.append("the deck and master salt do not match the commitment")
+    problems.extend(f"dealt card {p}" for p in commitment.check_deal(row.events or [], opened))
     try:
         hand = replay(row)
     except ValueError as exc:
@@ -66,12 +72,8 @@ async def _verify(url: str, hand_id: str) -> int:
         return EXIT_UNUSABLE
     print(f"hand {row.id}, table {row.table_id} ({row.variant}), started {row.started_at}")
     print(f"commitment {row.commitment}  ({commitment.SCHEME})")
-    print(f"salt       {row.salt}")
+    print(f"master     {row.salt}")
     print(f"deck       {row.deck}")
-    print(
-        'check: python3 -c "import hashlib;print(hashlib.sha256('
-        f"bytes.fromhex('{row.salt}')+b'{row.deck}').hexdigest())\""
-    )
     problems = check(row)
     for problem in problems:
         print(f"FAIL: {problem}")

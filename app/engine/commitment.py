@@ -1,25 +1,38 @@
-"""The provably fair deal: a commitment to the deck before the first card, revealed after.
+"""The provably fair deal: a per-card commitment before the first card, opened card by card.
 
-Byte format (docs/fairness.md): the deck is its 52 cards in deal order as two-letter text,
-``"As7d2c…"`` (ranks ``23456789TJQKA``, suits ``cdhs``), ASCII; the salt is 32 random bytes.
+Exact bytes (docs/fairness.md); ``‖`` is concatenation, SHA-256 digests are raw 32 bytes:
 
-    commitment = SHA-256(salt || deck_text)   (lower-case hex)
+- master salt ``M``: 32 random bytes per hand (the table draws it; nothing random here).
+  Never shown to players; the finished record keeps it for the operators.
+- position salt ``s_i = SHA-256(M ‖ b"card" ‖ bytes([i]))`` for deck position i = 0..51
+  (position i is the i-th card the engine deals from).
+- leaf ``L_i = SHA-256(s_i ‖ card_i)``, ``card_i`` two ASCII characters, e.g. ``b"As"``
+  (ranks ``23456789TJQKA``, suits ``cdhs``).
+- commitment ``C = SHA-256(L_0 ‖ … ‖ L_51)``, 64 lower-case hex digits.
+- R9's reshuffle seed ``SHA-256(M ‖ b"reshuffle")``, revealed after the hand.
 
-R9's reshuffle seed is the salt itself, so the reshuffle's order is committed too. The check,
-in one line: ``python3 -c "import hashlib;print(hashlib.sha256(bytes.fromhex('SALT')+b'DECK')
-.hexdigest())"`` prints the commitment announced when the hand began.
+A reveal gives, per position, either the card and its ``s_i`` (the card is shown) or only
+``L_i`` (the card stays hidden: ``L_i`` says nothing of it, and ``s_i`` says nothing of
+``M`` nor of any other ``s_j``). Anyone recomputes ``C`` from a reveal, and checks that the
+cards of the hand came from the positions the engine deals from (`check_deal`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 from app.engine.cards import Card
 
-SCHEME = "sha256(salt||deck)"
+SCHEME = "sha256-per-card-v1"
 SALT_BYTES = 32
+DECK_SIZE = 52
+
+
+def _sha(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
 
 
 def deck_text(deck: Sequence[Card]) -> str:
@@ -35,24 +48,227 @@ def parse_deck(text: str) -> list[Card]:
     return [Card.parse(text[i : i + 2]) for i in range(0, len(text), 2)]
 
 
-def commit(deck: Sequence[Card] | str, salt: bytes) -> str:
-    """SHA-256 over the salt and the deck text, as lower-case hex."""
-    if len(salt) != SALT_BYTES:
-        raise ValueError(f"the salt is {SALT_BYTES} bytes")
-    text = deck if isinstance(deck, str) else deck_text(deck)
-    return hashlib.sha256(salt + text.encode("ascii")).hexdigest()
+def _cards(deck: Sequence[Card] | str) -> list[Card]:
+    cards = parse_deck(deck) if isinstance(deck, str) else list(deck)
+    if len(cards) != DECK_SIZE or len(set(cards)) != DECK_SIZE:
+        raise ValueError("a deck is the 52 cards, each once")
+    return cards
 
 
-def reshuffle_seed(salt: bytes) -> bytes:
-    """R9's reshuffle seed: the salt (so the commitment covers the reshuffle too)."""
-    return salt
+def _master(master: bytes) -> bytes:
+    if len(master) != SALT_BYTES:
+        raise ValueError(f"the master salt is {SALT_BYTES} bytes")
+    return master
 
 
-def verify(commitment: str, salt_hex: str, deck: str) -> bool:
-    """Whether `deck` (text) and `salt_hex` are what `commitment` was made from."""
+def position_salt(master: bytes, position: int) -> bytes:
+    """``s_i = SHA-256(M ‖ b"card" ‖ bytes([i]))``."""
+    return _sha(_master(master) + b"card" + bytes((position,)))
+
+
+def leaf(salt: bytes, card: Card | str) -> bytes:
+    """``L_i = SHA-256(s_i ‖ card as two ASCII characters)``."""
+    return _sha(salt + str(card).encode("ascii"))
+
+
+def _root(leaves: Iterable[bytes]) -> str:
+    return hashlib.sha256(b"".join(leaves)).hexdigest()
+
+
+def commit(deck: Sequence[Card] | str, master: bytes) -> str:
+    """The commitment ``C`` to the deck, as lower-case hex."""
+    cards = _cards(deck)
+    return _root(leaf(position_salt(master, i), card) for i, card in enumerate(cards))
+
+
+def reshuffle_seed(master: bytes) -> bytes:
+    """R9's reshuffle seed ``SHA-256(M ‖ b"reshuffle")`` (revealed after the hand)."""
+    return _sha(_master(master) + b"reshuffle")
+
+
+def reveal(
+    deck: Sequence[Card] | str, master: bytes, hidden_positions: Collection[int]
+) -> dict[str, Any]:
+    """The opening of the commitment for one audience: every position's card and salt, but
+    only the leaf of the `hidden_positions`."""
+    cards = _cards(deck)
+    positions: list[dict[str, Any]] = []
+    leaves = []
+    for i, card in enumerate(cards):
+        salt = position_salt(master, i)
+        leaf_i = leaf(salt, card)
+        leaves.append(leaf_i)
+        if i in hidden_positions:
+            positions.append({"position": i, "leaf": leaf_i.hex()})
+        else:
+            positions.append({"position": i, "card": str(card), "salt": salt.hex()})
+    return {
+        "scheme": SCHEME,
+        "commitment": _root(leaves),
+        "reshuffle_seed": reshuffle_seed(master).hex(),
+        "positions": positions,
+    }
+
+
+def opened_cards(reveal: Mapping[str, Any]) -> list[Card | None]:
+    """The card at each position of a well-formed reveal (None: hidden). ValueError if the
+    reveal is malformed (not 52 positions, a bad card or hex, a card twice)."""
+    positions = reveal.get("positions")
+    if not isinstance(positions, list) or len(positions) != DECK_SIZE:
+        raise ValueError("a reveal has the 52 positions")
+    cards: list[Card | None] = []
+    for i, p in enumerate(positions):
+        if p.get("position", i) != i:
+            raise ValueError(f"position {i} is out of order")
+        if "leaf" in p:
+            if len(bytes.fromhex(p["leaf"])) != 32:
+                raise ValueError(f"position {i}: a leaf is 32 bytes")
+            cards.append(None)
+            continue
+        card = Card.parse(p["card"])
+        if str(card) != p["card"] or len(bytes.fromhex(p["salt"])) != 32:
+            raise ValueError(f"position {i}: a card is two letters and its salt 32 bytes")
+        cards.append(card)
+    known = [c for c in cards if c is not None]
+    if len(set(known)) != len(known):
+        raise ValueError("a card is revealed twice")
+    return cards
+
+
+def reveal_root(reveal: Mapping[str, Any]) -> str:
+    """``C`` recomputed from a reveal (the one-line check of docs/fairness.md)."""
+    opened_cards(reveal)
+    return _root(
+        bytes.fromhex(p["leaf"]) if "leaf" in p else leaf(bytes.fromhex(p["salt"]), p["card"])
+        for p in reveal["positions"]
+    )
+
+
+def verify_reveal(commitment: str, reveal: Mapping[str, Any]) -> bool:
+    """Whether `reveal` opens `commitment`: the leaves recomputed from the revealed cards and
+    salts, with the hidden leaves, hash to it."""
     try:
-        salt = bytes.fromhex(salt_hex)
-        expected = commit(deck, salt)
-    except ValueError:
+        root = reveal_root(reveal)
+    except (ValueError, KeyError, TypeError, AttributeError):
         return False
-    return hmac.compare_digest(expected, commitment.strip().lower())
+    return hmac.compare_digest(root, commitment.strip().lower())
+
+
+def down_card_positions(
+    deck: Sequence[Card] | str, events: Iterable[Mapping[str, Any]], seats: Collection[int]
+) -> set[int]:
+    """The deck positions of the face-down cards dealt to `seats` (events as dicts, with
+    their cards): what a reveal hides when those seats' cards may not be shown."""
+    where = {card: i for i, card in enumerate(_cards(deck))}
+    return {
+        where[Card.parse(e["card"])]
+        for e in events
+        if e["type"] == "card_dealt" and not e["face_up"] and e["seat"] in seats and e["card"]
+    }
+
+
+def table_hidden_seats(events: Iterable[Mapping[str, Any]]) -> set[int]:
+    """At the table (everyone, observers too): every seat dealt in whose hand was not shown
+    (it folded, mucked at the showdown, or won uncalled and did not show)."""
+    dealt: set[int] = set()
+    shown: set[int] = set()
+    for e in events:
+        if e["type"] == "card_dealt":
+            dealt.add(e["seat"])
+        elif e["type"] == "hand_shown":
+            shown.add(e["seat"])
+    return dealt - shown
+
+
+def history_hidden_seats(
+    events: Iterable[Mapping[str, Any]], showdown_seats: Collection[int], viewer: int | None
+) -> set[int]:
+    """In a player's history (R24): the seats that did not reach the showdown (they folded),
+    except the viewer's own."""
+    dealt = {e["seat"] for e in events if e["type"] == "card_dealt"}
+    return dealt - set(showdown_seats) - ({viewer} if viewer is not None else set())
+
+
+def _sort_key(seed: bytes, card: Card) -> bytes:
+    return _sha(seed + bytes((int(card),)))
+
+
+def check_deal(events: Iterable[Mapping[str, Any]], reveal: Mapping[str, Any]) -> list[str]:
+    """What is wrong (empty: nothing) between a hand's dealt cards (events as dicts; a
+    hidden card is None) and the deck positions a reveal opens, following the engine's
+    dealing: third street from position 0 in the events' order, a burn before each later
+    street, R9's reshuffle of the burns and the stub by ``SHA-256(seed ‖ bytes([card]))``
+    (card = 4 × rank index + suit index). Checks the cards only, not the commitment."""
+    try:
+        cards = opened_cards(reveal)
+        seed = bytes.fromhex(reveal["reshuffle_seed"])
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return [f"the reveal is malformed: {exc}"]
+    order: list[int] = list(range(DECK_SIZE))
+    pos = 0
+    burns: list[int] = []
+    partial: list[int] | None = None  # gathered positions, when a hidden card is among them
+    last_key = b""
+    problems: list[str] = []
+    for e in events:
+        kind = e["type"]
+        if kind == "street_started" and e["street"] >= 4 and pos < len(order):
+            burns.append(order[pos])
+            pos += 1
+        elif kind == "burns_reshuffled":
+            gathered = burns + order[pos:]
+            if len(gathered) != e["count"]:
+                problems.append("the reshuffle gathers another number of cards")
+            burns, pos = [], 0
+            known = [(i, c) for i in gathered if (c := cards[i]) is not None]
+            if len(known) == len(gathered):
+                order = sorted(gathered, key=lambda i: _sort_key(seed, known_card(cards, i)))
+            else:
+                partial, order = gathered, gathered
+        elif kind in ("card_dealt", "community_card_dealt"):
+            shown = Card.parse(e["card"]) if e.get("card") else None
+            where = f"street {e.get('street')} card {e.get('card') or '??'}"
+            if partial is not None:
+                problems.extend(_partial_deal(partial, cards, shown, seed, last_key, where))
+                if shown is not None:
+                    last_key = _sort_key(seed, shown)
+                continue
+            if pos >= len(order):
+                problems.append(f"{where}: dealt past the end of the deck")
+                continue
+            i = order[pos]
+            pos += 1
+            if shown is not None and cards[i] != shown:
+                problems.append(f"{where}: position {i} holds {cards[i] or 'a hidden card'}")
+    return problems
+
+
+def known_card(cards: Sequence[Card | None], position: int) -> Card:
+    card = cards[position]
+    assert card is not None
+    return card
+
+
+def _partial_deal(
+    gathered: list[int],
+    cards: Sequence[Card | None],
+    shown: Card | None,
+    seed: bytes,
+    last_key: bytes,
+    where: str,
+) -> list[str]:
+    """After a reshuffle that gathered a hidden card: each shown card must be one gathered,
+    in increasing sort-key order (the hidden ones cannot be ordered by anyone)."""
+    if shown is None:
+        hidden = [i for i in gathered if cards[i] is None]
+        if not hidden:
+            return [f"{where}: no hidden card was gathered"]
+        gathered.remove(hidden[0])
+        return []
+    match = [i for i in gathered if cards[i] == shown]
+    if not match:
+        return [f"{where}: not among the gathered burns and stub"]
+    gathered.remove(match[0])
+    if _sort_key(seed, shown) < last_key:
+        return [f"{where}: out of the reshuffle's order"]
+    return []

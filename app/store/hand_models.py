@@ -58,7 +58,7 @@ class HandRecord(Base):
     status: Mapped[str] = mapped_column(String(8), default=HandStatus.LIVE)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
-    # revealed when the hand is over
+    # written when the hand is over: the master salt (hex; operators only) and the deck
     salt: Mapped[str | None] = mapped_column(String(64), default=None)
     deck: Mapped[str | None] = mapped_column(String(104), default=None)
     events: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=None)

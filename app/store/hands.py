@@ -43,7 +43,7 @@ class HandFinish:
     """The whole hand, revealed: written with its ledger settlement."""
 
     start: HandStart
-    salt: str  # hex
+    salt: str  # the master salt, hex (never stored while the hand is live)
     deck: str  # "As7d…"
     events: list[dict[str, Any]]
     inputs: list[list[Any]]

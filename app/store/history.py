@@ -7,8 +7,9 @@ uncalled winner who did not show). A hand the viewer was not dealt into is None,
 a hand that does not exist. `viewer_user_id=None` is the operators' view: the same R24 view
 for an observer (`full=True` adds every card: the house's audit copy).
 
-The deal's commitment is always in the JSON; the salt and deck that open it are given when
-they reveal no card R24 hides (otherwise `python -m app verify HAND_ID` checks them).
+The JSON's `fairness` opens the deal's per-card commitment for this viewer: every deck
+position's card and salt, but only the leaf of the down cards R24 hides from them
+(`app.engine.commitment`, docs/fairness.md). The master salt is never shown.
 """
 
 from __future__ import annotations
@@ -120,13 +121,6 @@ def history_view(
     )
 
 
-def _hidden_anything(row: HandRecord, revealed: Collection[int]) -> bool:
-    return any(
-        e["type"] == "card_dealt" and not e["face_up"] and e["seat"] not in revealed
-        for e in row.events or []
-    )
-
-
 def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[str, Any]:
     events = []
     for event in row.events or []:
@@ -134,7 +128,6 @@ def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[
         if out["type"] == "card_dealt" and not out["face_up"] and out["seat"] not in revealed:
             out["card"] = None
         events.append(out)
-    opened = not _hidden_anything(row, revealed)
     result = dict(row.result or {})
     result.pop("deltas", None)
     return {
@@ -155,15 +148,21 @@ def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[
         "events": events,
         "result": result,
         "rake": row.rake,
-        "fairness": {
-            "scheme": fair.SCHEME,
-            "commitment": row.commitment,
-            "salt": row.salt if opened else None,
-            "deck": row.deck if opened else None,
-            "withheld": None
-            if opened
-            else "the deck would show cards R24 keeps hidden; python -m app verify checks it",
-        },
+        "fairness": fairness(row, revealed),
+    }
+
+
+def fairness(row: HandRecord, revealed: Collection[int]) -> dict[str, Any]:
+    """The deal's commitment and its reveal for a viewer who may see the down cards of the
+    `revealed` seats: the other seats' down cards are given as leaves only."""
+    assert row.deck is not None and row.salt is not None
+    events = row.events or []
+    hidden_seats = {s["seat"] for s in row.seats} - set(revealed)
+    hidden = fair.down_card_positions(row.deck, events, hidden_seats)
+    return {
+        "scheme": fair.SCHEME,
+        "commitment": row.commitment,
+        "reveal": fair.reveal(row.deck, bytes.fromhex(row.salt), hidden),
     }
 
 

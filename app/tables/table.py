@@ -674,18 +674,18 @@ class Table:
         self.hand_users = {info.seat: info.user_id for info in players}
         self.start_stacks = {info.seat: info.stack for info in players}
         deck = list(self.deck_source())
-        salt = secrets.token_bytes(commitment.SALT_BYTES)
+        master = secrets.token_bytes(commitment.SALT_BYTES)  # in memory until the hand ends
         rules = self.settings.rules()
         hand = Hand.start(
             rules,
             [SeatSpec(info.seat, info.stack) for info in players],
             self.button,
             deck,
-            commitment.reshuffle_seed(salt),
+            commitment.reshuffle_seed(master),
         )
         self.hand = hand
-        start = self._hand_start(players, commitment.commit(deck, salt))
-        self.recording = _Recording(start, deck, salt)
+        start = self._hand_start(players, commitment.commit(deck, master))
+        self.recording = _Recording(start, deck, master)
         # only what is not secret is written while the hand is live
         self.writer.submit(self.id, f"hand {self.hand_id} start", self._record_start(start))
         for info in players:
@@ -870,6 +870,17 @@ class Table:
         )
         # the record and its settlement commit together, off the hot path: deal on
         self.writer.submit(self.id, f"hand {self.hand_id}", self._record_hand(finish))
+        # everyone may check the deal now; the cards of hands not shown stay hidden (R24)
+        hidden = commitment.down_card_positions(
+            recording.deck, finish.events, commitment.table_hidden_seats(finish.events)
+        )
+        self._emit(
+            {
+                "type": "deal_revealed",
+                "hand_id": self.hand_id,
+                "reveal": commitment.reveal(recording.deck, recording.salt, hidden),
+            }
+        )
         self.recording = None
         for seat, stack in result.stacks.items():
             self.seats[seat].stack = stack
@@ -909,7 +920,8 @@ class Table:
 
 @dataclass(slots=True)
 class _Recording:
-    """The hand being played, for its record: the deck and salt stay in memory until the end."""
+    """The hand being played, for its record: the deck and the master salt stay in memory
+    until the end."""
 
     start: HandStart
     deck: list[Card]

@@ -4,6 +4,7 @@
 
 import { get } from "./api.js";
 import { chips, clear, h, toast, VARIANT_SHORT } from "./dom.js";
+import { checkReveal } from "./fairness.js";
 import { emailHand } from "./history.js";
 import { applyEvent, emptyState, resultLines } from "./table/model.js";
 import { renderFelt } from "./table/view.js";
@@ -53,19 +54,6 @@ export async function handsSection(box, user, path, { go }) {
   const m = path.match(/^\/hands\/([A-Za-z0-9_-]+)$/);
   if (m) await replayer(replayBox, m[1], user);
   return () => {};
-}
-
-async function verifyDeal(fairness) {
-  if (!fairness.salt || !fairness.deck) return fairness.withheld || "not revealed";
-  if (!crypto.subtle) return "open this page over HTTPS (or localhost) to check it here";
-  const salt = fairness.salt.match(/../g).map((x) => parseInt(x, 16));
-  const deck = new TextEncoder().encode(fairness.deck);
-  const data = new Uint8Array(salt.length + deck.length);
-  data.set(salt, 0);
-  data.set(deck, salt.length);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return hex === fairness.commitment ? "verified: SHA-256(salt ‖ deck) equals the commitment announced before the deal" : "MISMATCH: the deck does not match its commitment";
 }
 
 async function replayer(box, handId, user) {
@@ -135,6 +123,6 @@ async function replayer(box, handId, user) {
     position.textContent = `Step ${step} of ${marks.length - 1}`;
   }
   draw();
-  fairness.textContent = `Deal commitment ${hand.fairness.commitment?.slice(0, 16) ?? "—"}…: ${await verifyDeal(hand.fairness)}`;
+  fairness.textContent = `Deal commitment ${hand.fairness.commitment?.slice(0, 16) ?? "—"}…: ${await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events)}`;
 }
 

@@ -5,6 +5,7 @@ a live hand's down cards are nowhere in the database or the logs until it ends."
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import tomllib
 from pathlib import Path
@@ -108,7 +109,7 @@ async def test_real_hands_are_recorded_verify_and_replay_in_pokerkit(db: Databas
             assert row.status == HandStatus.DONE and row.events and row.deck and row.salt
             assert check(row) == []  # the commitment opens and the hand replays
             changed = row.deck[2:4] + row.deck[:2] + row.deck[4:]
-            assert not commitment.verify(row.commitment, row.salt, changed)
+            assert commitment.commit(changed, bytes.fromhex(row.salt)) != row.commitment
             row.deck = changed
             assert check(row) != []
             async with db.session() as s:
@@ -155,7 +156,16 @@ async def test_r24_history_shows_showdown_cards_never_folded_ones(db: Database) 
                         for e in view.json["events"]
                         if e["type"] == "card_dealt" and e["seat"] == seat and not e["face_up"]
                     )
-            assert view.json["fairness"]["commitment"] == row.commitment
+            fairness = view.json["fairness"]
+            assert fairness["commitment"] == row.commitment
+            reveal = fairness["reveal"]  # every viewer checks every hand ...
+            assert commitment.verify_reveal(row.commitment, reveal)
+            assert commitment.check_deal(view.json["events"], reveal) == []
+            assert "withheld" not in fairness and str(row.salt) not in json.dumps(view.json)
+            shown = {p["card"] for p in reveal["positions"] if "card" in p}
+            for seat, cards in down.items():  # ... and sees no card R24 hides from them
+                visible = seat == viewer or seat in row.result["showdown_seats"]  # type: ignore[index]
+                assert all((c in shown) == visible for c in cards), (seat, viewer)
     assert folded_somewhere
     assert await load_hand_history(db, "0" * 16, users[0]) is None
 

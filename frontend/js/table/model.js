@@ -21,7 +21,7 @@ export function emptyState(userId) {
     closed: false,
     handsSeen: 0,
     lastHandId: null, // the last finished hand this player was dealt into
-    commitment: null, // {hand_id, commitment, scheme}: the deal fixed before the first card
+    commitment: null, // {hand_id, commitment, scheme, reveal, verdict}: the deal fixed before the first card, opened after
   };
 }
 
@@ -197,8 +197,14 @@ export function applyEvent(state, ev) {
       if (state.chat.length > CHAT_MAX) state.chat.shift();
       break;
     case "deal_committed":
-      state.commitment = { hand_id: ev.hand_id, commitment: ev.commitment, scheme: ev.scheme };
+      state.commitment = { hand_id: ev.hand_id, commitment: ev.commitment, scheme: ev.scheme, reveal: null, verdict: null };
       if (hand && hand.hand_id === ev.hand_id) hand.commitment = ev.commitment;
+      break;
+    case "deal_revealed": // page.js checks it (crypto.subtle) and sets `verdict`
+      if (!state.commitment || state.commitment.hand_id !== ev.hand_id) {
+        state.commitment = { hand_id: ev.hand_id, commitment: hand?.hand_id === ev.hand_id ? hand.commitment : null, scheme: ev.reveal.scheme, reveal: null, verdict: null };
+      }
+      state.commitment.reveal = ev.reveal;
       break;
     case "hand_voided":
       log(state, "The hand in progress when the server stopped was cancelled; every stack is back to where it was when it began.", "warn");

@@ -5,6 +5,7 @@ import { emailHand } from "../history.js";
 import { chips, clear, dialog, dollars, field, h, stakes, toast, toCents, VARIANTS } from "../dom.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
+import { checkReveal } from "../fairness.js";
 import { applyEvent, applySnapshot, emptyState, isHost, myInfo, myLegal, mySeat, resultLines, seatName } from "./model.js";
 import { TableSocket } from "./socket.js";
 import { keyed, renderFelt } from "./view.js";
@@ -120,8 +121,15 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       }
       applyEvent(state, frame);
       if (frame.type === "turn" && frame.seat === mySeat(state)) announce();
+      if (frame.type === "deal_revealed") checkDeal(state.commitment);
     }
     window.studDebug.v = state.v;
+    schedule();
+  }
+
+  async function checkDeal(c) {
+    // everyone checks every hand: the reveal opens the commitment sent before the first card
+    c.verdict = c.commitment ? await checkReveal(c.commitment, c.reveal) : "the commitment was sent before you joined";
     schedule();
   }
 

@@ -113,11 +113,12 @@ function renderCenter(el, state) {
   const hand = state.hand;
   const table = state.table;
   const pots = displayPots(hand);
-  const key = JSON.stringify([hand?.commitment, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
+  const key = JSON.stringify([hand?.number, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
   keyed(el, key, () => {
     const parts = [];
     const variant = hand?.variant || table?.variant;
     parts.push(h("div.center-variant", VARIANTS[variant] || ""));
+    if (hand?.number) parts.push(h("div.hand-number", `Hand #${hand.number}`));
     if (state.closed) parts.push(h("div.street", "Table closed"));
     else if (!hand) parts.push(h("div.street", table?.paused ? "Paused by the host" : "Waiting for players…"));
     else if (hand.over) parts.push(h("div.street", "Hand over"));
@@ -133,7 +134,8 @@ function renderCenter(el, state) {
       );
     }
     if (hand?.commitment) {
-      parts.push(h("div.commitment", { title: `SHA-256 of the salt and the deck order, announced before the first card: ${hand.commitment}` }, "Deal committed · ", h("code", hand.commitment.slice(0, 12) + "…")));
+      const opened = state.commitment?.hand_id === hand.hand_id ? state.commitment.verdict : null;
+      parts.push(h("div.commitment", { title: `SHA-256 over the 52 per-card leaves, announced before the first card: ${hand.commitment}${opened ? `\nAfter the hand: ${opened}` : ""}` }, "Deal committed · ", h("code", hand.commitment.slice(0, 12) + "…"), opened ? ` · ${opened.startsWith("verified") ? "verified ✓" : opened}` : ""));
     }
     if (hand?.community) parts.push(h("div.community", h("span", "Community card"), card(hand.community)));
     if (table?.closing && !state.closed) parts.push(h("div.note", "Closing after this hand"));

@@ -1,0 +1,67 @@
+"""`deal_revealed` (docs/fairness.md): right after each hand, everyone at the table gets the
+opening of the commitment sent in `deal_committed`; it verifies, and it hides the down cards
+of every hand not shown (folded, mucked, or an uncalled winner who did not show)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.engine import commitment
+from app.store import hands
+from app.store.db import Database
+from app.tables import messages as m
+from tests.store.hands_play import play_hands, seated_table
+
+
+async def test_deal_revealed_verifies_and_hides_folded_and_mucked_cards(db: Database) -> None:
+    manager, table, clock, _ = await seated_table(db, 3, "stud")
+    try:
+        await play_hands(table, clock, 4, fold_seat=1)
+        await table.request(m.Sync())
+        public = [json.loads(text) for _, text, user in table.ring if user is None]
+    finally:
+        await manager.stop()
+    committed = {e["hand_id"]: e for e in public if e["type"] == "deal_committed"}
+    revealed = [e for e in public if e["type"] == "deal_revealed"]
+    assert len(revealed) >= 3
+    hidden_kinds: set[str] = set()
+    for event in revealed:
+        hand_id = event["hand_id"]
+        reveal = event["reveal"]
+        assert committed[hand_id]["scheme"] == reveal["scheme"] == commitment.SCHEME
+        assert commitment.verify_reveal(committed[hand_id]["commitment"], reveal)
+        ended = [e for e in public if e["type"] == "hand_ended" and e["hand_id"] == hand_id]
+        assert ended and public.index(ended[0]) < public.index(event)
+        async with db.session() as s:
+            row = await hands.get_hand(s, hand_id)
+        assert row is not None and row.events is not None and row.salt is not None
+        assert row.salt not in json.dumps(event)  # the master salt is never shown
+        shown_seats = {e["seat"] for e in row.events if e["type"] == "hand_shown"}
+        open_cards = {p["card"] for p in reveal["positions"] if "card" in p}
+        # scan it: no down card of a hand not shown, every other card
+        for e in row.events:
+            if e["type"] != "card_dealt":
+                continue
+            visible = e["face_up"] or e["seat"] in shown_seats
+            assert (e["card"] in open_cards) == visible, (hand_id, e)
+            if not visible:
+                hidden_kinds.add(_why(row.events, e["seat"]))
+        # and the table's own view of the hand checks out position by position
+        seen: list[dict[str, Any]] = [
+            {**e, "card": e["card"] if e["face_up"] or e["seat"] in shown_seats else None}
+            if e["type"] == "card_dealt"
+            else e
+            for e in row.events
+        ]
+        assert commitment.check_deal(seen, reveal) == []
+    assert {"folded", "mucked"} <= hidden_kinds
+
+
+def _why(events: list[dict[str, Any]], seat: int) -> str:
+    for e in events:
+        if e.get("seat") == seat and e["type"] == "folded":
+            return "folded"
+        if e.get("seat") == seat and e["type"] in ("hand_mucked", "show_declined"):
+            return "mucked"
+    return "?"
