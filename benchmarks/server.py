@@ -232,6 +232,7 @@ async def prepare(database_url: str, tables: int, bot_delay_ms: int, pause_ms: i
     await upgrade(db)
     store = LedgerTableStore(db)
     seats: list[Seat] = []
+    jitter = random.Random(5)
     try:
         async with db.transaction() as s:
             host = await accounts.register(
@@ -249,7 +250,8 @@ async def prepare(database_url: str, tables: int, bot_delay_ms: int, pause_ms: i
                 ante=10,
                 bring_in=50,
                 max_seats=SEATS,
-                bot_delay_ms=bot_delay_ms,
+                # tables are not in step: think times vary by table, +-25% around the nominal
+                bot_delay_ms=round(bot_delay_ms * jitter.uniform(0.75, 1.25)),
                 hand_pause_ms=pause_ms,
             )
             table_id = await store.create(
@@ -337,8 +339,11 @@ async def read_bare(ws: Any, c: Counters) -> None:
             c.latencies.append(now - float(text[5 : text.index(",")]))
 
 
-async def connect_all(urls: list[str], reader: Any, parallel: int = 100) -> list[Any]:
+async def connect_all(urls: list[str], reader: Any, parallel: int = 25) -> list[Any]:
+    """Open every socket (a few at a time, as players arrive); those that still fail after
+    retries are left out (the report says how many connected)."""
     from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidMessage, InvalidStatus
 
     sockets: list[Any] = []
     gate = asyncio.Semaphore(parallel)
@@ -347,12 +352,12 @@ async def connect_all(urls: list[str], reader: Any, parallel: int = 100) -> list
         async with gate:
             for attempt in range(5):
                 try:
-                    ws = await connect(url, compression=None, max_size=2**20, open_timeout=30)
+                    ws = await connect(url, compression=None, max_size=2**20, open_timeout=60)
                     break
-                except OSError:
-                    await asyncio.sleep(0.2 * (attempt + 1))
+                except (OSError, TimeoutError, InvalidStatus, InvalidMessage):
+                    await asyncio.sleep(0.5 * (attempt + 1))
             else:
-                raise ConnectionError(f"could not connect {url}")
+                return
         sockets.append(ws)
         asyncio.get_running_loop().create_task(reader(ws, i))
 
@@ -362,7 +367,8 @@ async def connect_all(urls: list[str], reader: Any, parallel: int = 100) -> list
 
 @dataclass
 class Result:
-    sockets: int
+    sockets: int  # connected
+    wanted: int
     seconds: float
     frames: int
     mean_chars: float
@@ -418,7 +424,8 @@ async def run_stud(args: argparse.Namespace, work: Path) -> Result:
         table_of = [s.table_id for s in seats]
         t = time.monotonic()
         sockets = await connect_all(urls, lambda ws, i: read_stud(ws, table_of[i], c))
-        print(f"connected {len(sockets)} sockets in {time.monotonic() - t:.1f} s; measuring")
+        connected = len(sockets)
+        print(f"connected {connected} of {len(urls)} sockets in {time.monotonic() - t:.1f} s")
         cpu, load, wall, loadavg = await measure(proc.pid, c, args.warmup, args.seconds)
         rss, hwm = memory_mb(proc.pid)
         proc.send_signal(signal.SIGUSR1)
@@ -441,7 +448,8 @@ async def run_stud(args: argparse.Namespace, work: Path) -> Result:
         stop(proc)
     frames = max(1, c.frames)
     return Result(
-        sockets=len(seats),
+        sockets=connected,
+        wanted=len(seats),
         seconds=wall,
         frames=c.frames,
         mean_chars=c.chars / frames,
@@ -478,6 +486,7 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
         c = Counters()
         urls = [f"ws://127.0.0.1:{port}/ws/{n // SEATS}" for n in range(groups * SEATS)]
         sockets = await connect_all(urls, lambda ws, _i: read_bare(ws, c))
+        connected = len(sockets)
         cpu, load, wall, loadavg = await measure(proc.pid, c, args.warmup, args.seconds)
         rss, hwm = memory_mb(proc.pid)
         for ws in sockets:
@@ -488,7 +497,8 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
     lat = sorted(c.latencies)
     frames = max(1, c.frames)
     return Result(
-        sockets=len(urls),
+        sockets=connected,
+        wanted=len(urls),
         seconds=wall,
         frames=c.frames,
         mean_chars=c.chars / frames,
@@ -535,7 +545,8 @@ def report(args: argparse.Namespace, stud: Result, bare: Result) -> str:
 
     def row(name: str, r: Result) -> str:
         return (
-            f"| {name} | {r.sockets} | {r.frames / r.seconds:,.0f} | {r.mean_chars:.0f} "
+            f"| {name} | {r.sockets} of {r.wanted} | {r.frames / r.seconds:,.0f} "
+            f"| {r.mean_chars:.0f} "
             f"| {r.p50_ms:.1f} | {r.p99_ms:.1f} | {r.max_ms:.0f} | {r.cpu_us:.1f} "
             f"| {r.server_cpu:.0%} | {r.rss_mb:.0f} ({r.hwm_mb:.0f}) |"
         )
@@ -548,7 +559,8 @@ def report(args: argparse.Namespace, stud: Result, bare: Result) -> str:
 `python benchmarks/server.py --tables {args.tables}` ({size}; written by the benchmark).
 Machine: {machine()}.
 
-{args.tables} tables x {SEATS} seated bots (Stud, think time {args.bot_delay_ms} ms, pause
+{args.tables} tables x {SEATS} seated bots (Stud; think time {args.bot_delay_ms} ms +-25% by
+table, so that tables do not act in step; pause
 between hands {args.hand_pause_ms} ms, {db}, `{fanout}://` fan-out) in one uvicorn process
 (per-message compression off); one WebSocket per seat, opened with that bot's session, in a
 second process (the load). Then a bare FastAPI server that only broadcasts, to as many

@@ -8,6 +8,7 @@ allowed WebSocket origins) live on `app.state.table_services`, set up by
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -42,11 +43,17 @@ async def start_table_services(
     passwords: Passwords | None = None,
     allowed_origins: frozenset[str] = frozenset(),
     manager: TableManager | None = None,
+    freeze_gc: bool = True,
 ) -> TableServices:
     """Make the table manager, restore the open tables from the database, publish it on
-    `app.state.table_services`."""
+    `app.state.table_services`. Then `gc.freeze()`: everything made at start-up (modules,
+    the restored tables) leaves the collector's view, so a full collection with thousands of
+    sockets open no longer stalls every table for a few hundred ms (DESIGN.md)."""
     manager = manager or TableManager(LedgerTableStore(db), fanout, clock)
     await manager.restore()
+    if freeze_gc:
+        gc.collect()
+        gc.freeze()
     services = TableServices(
         db,
         fanout,
@@ -163,10 +170,24 @@ def find_table(services: TableServices, table_id: int, player: Player | None) ->
     return table
 
 
+def hosted_line(table: Table) -> dict[str, Any]:
+    """A lobby line for the table's host: with its invite (null for a public table)."""
+    return {**table.summary(), "invite": table.invite_token}
+
+
 @router.get("")
-async def list_tables(services: Services) -> dict[str, Any]:
+async def list_tables(request: Request, services: Services, mine: bool = False) -> dict[str, Any]:
+    """The public tables; `?mine=1`: the tables you host (private ones too, with invites)."""
+    if mine:
+        return await my_tables(services, await current_player(request, services))
     tables = sorted(services.manager.public_tables(), key=lambda t: t.id)
     return {"tables": [t.summary() for t in tables]}
+
+
+@router.get("/mine")
+async def my_tables(services: Services, player: CurrentPlayer) -> dict[str, Any]:
+    tables = sorted(services.manager.hosted_by(player.user_id), key=lambda t: t.id)
+    return {"tables": [hosted_line(t) for t in tables]}
 
 
 @router.post("", status_code=201)
@@ -207,7 +228,14 @@ async def join_table(body: JoinTable, services: Services, player: CurrentPlayer)
 @router.get("/{table_id}")
 async def get_table(table_id: int, services: Services, player: CurrentPlayer) -> Any:
     table = find_table(services, table_id, player)
-    return {"table": table.summary(), "settings": table.info(), "seats": table.seat_list()}
+    answer: dict[str, Any] = {
+        "table": table.summary(),
+        "settings": table.info(),
+        "seats": table.seat_list(),
+    }
+    if player.user_id == table.host_user_id:
+        answer["invite"] = table.invite_token  # only the host may hand it out again
+    return answer
 
 
 class HostCommand(BaseModel):

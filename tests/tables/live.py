@@ -76,7 +76,7 @@ class Live:
 @asynccontextmanager
 async def live_server(db: Database, fanout: BaseFanout, clock: FakeClock) -> AsyncIterator[Live]:
     app = create_app()
-    services = await start_table_services(app, db=db, fanout=fanout, clock=clock)
+    services = await start_table_services(app, db=db, fanout=fanout, clock=clock, freeze_gc=False)
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
