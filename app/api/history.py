@@ -43,7 +43,7 @@ async def list_hands(
         "hands": [
             {
                 "hand_id": row.id,
-                "number": hand_number(row.id),
+                "number": str(hand_number(row.id)),  # above 2**53: a string, exact in JS
                 "table_id": row.table_id,
                 "table_name": row.table_name,
                 "variant": row.variant,

@@ -173,13 +173,14 @@ def _int(value: str | None) -> int | None:
 
 
 async def serve(ws: WebSocket, table: Table, player: Player, services: TableServices) -> None:
-    table.watchers += 1
     sub = services.fanout.subscribe(channels.table(table.id), queue_size=SEND_QUEUE)
     conn = Connection(ws, table, player, sub)
     pump: asyncio.Task[None] | None = None
+    watching = False
     try:
         await sub
         joined = await table.request(m.Join(player.user_id))
+        watching = True
         await conn.follow_seat(joined["seat"])
         await conn.resync(_int(ws.query_params.get("last_v")), ws.query_params.get("epoch"))
         pump = asyncio.create_task(conn.pump())
@@ -198,7 +199,8 @@ async def serve(ws: WebSocket, table: Table, player: Player, services: TableServ
     except (WebSocketDisconnect, TableError):
         pass
     finally:
-        table.watchers -= 1
+        if watching:
+            table.post(m.Unwatch(player.user_id))  # the observer count
         if pump is not None:
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

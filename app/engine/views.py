@@ -59,6 +59,17 @@ def _view(hand: Hand, viewer: int | None) -> dict[str, Any]:
     return view
 
 
+POT_EVENTS = frozenset({"street_started", "showdown_started", "hand_ended"})
+
+
+def pots_now(hand: Hand) -> list[dict[str, Any]]:
+    """The pots after the hand's last step: the chips of the streets before this one (a
+    street's wagers join them when it ends); once the hand is over, the pots it was settled
+    with (before the rake). The table adds them to the step's `POT_EVENTS`: no wager comes
+    between two of those within one step."""
+    return _pots(hand.result.pots if hand.result is not None else hand.pots())
+
+
 def _pots(pots: Sequence[Pot]) -> list[dict[str, Any]]:
     return [{"amount": pot.amount, "eligible": list(pot.eligible)} for pot in pots]
 

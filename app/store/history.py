@@ -15,7 +15,7 @@ position's card and salt, but only the leaf of the down cards R24 hides from the
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant
 from app.engine import commitment as fair
 from app.engine.phh import to_phh
 from app.engine.pokerstars import HandText, hand_number, render
+from app.engine.views import POT_EVENTS, pots_now
 from app.store import hands
 from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
@@ -123,8 +124,11 @@ def history_view(
 
 def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[str, Any]:
     events = []
-    for event in row.events or []:
+    pots = event_pots(row)
+    for index, event in enumerate(row.events or []):
         out = {k: v for k, v in event.items() if k != "audience"}
+        if index in pots:
+            out["pots"] = pots[index]
         if out["type"] == "card_dealt" and not out["face_up"] and out["seat"] not in revealed:
             out["card"] = None
         events.append(out)
@@ -132,7 +136,7 @@ def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[
     result.pop("deltas", None)
     return {
         "hand_id": row.id,
-        "number": hand_number(row.id),
+        "number": str(hand_number(row.id)),  # above 2**53: a string, exact in JS
         "table_id": row.table_id,
         "table_name": row.table_name,
         "variant": row.variant,
@@ -182,8 +186,9 @@ def rules_of(row: HandRecord) -> Rules:
     )
 
 
-def replay(row: HandRecord) -> Hand:
-    """The hand again, from its revealed deck and salt and its recorded inputs."""
+def replay(row: HandRecord, on_step: Callable[[Hand, int], None] | None = None) -> Hand:
+    """The hand again, from its revealed deck and salt and its recorded inputs. `on_step`
+    sees the hand after each step with the index of the step's first event."""
     if row.deck is None or row.salt is None:
         raise ValueError(f"hand {row.id} is not finished: nothing to replay")
     hand = Hand.start(
@@ -193,12 +198,36 @@ def replay(row: HandRecord) -> Hand:
         fair.parse_deck(row.deck),
         fair.reshuffle_seed(bytes.fromhex(row.salt)),
     )
+    if on_step is not None:
+        on_step(hand, 0)
     for kind, seat, *rest in row.inputs or []:
+        first = len(hand.events)
         if kind == "act":
             hand.act(seat, Action(ActionKind(rest[0]), rest[1]))
         else:
             hand.time_out(seat, all_in_protection=bool(rest[0]))
+        if on_step is not None:
+            on_step(hand, first)
     return hand
+
+
+def event_pots(row: HandRecord) -> dict[int, list[dict[str, Any]]]:
+    """The engine's pots on the events that carry them at the table (`POT_EVENTS`), by event
+    index, from a replay of the hand (they are not stored with its events)."""
+    pots: dict[int, list[dict[str, Any]]] = {}
+
+    def step(hand: Hand, first: int) -> None:
+        now: list[dict[str, Any]] | None = None
+        for i in range(first, len(hand.events)):
+            if hand.events[i].type in POT_EVENTS:
+                now = now if now is not None else pots_now(hand)
+                pots[i] = now
+
+    try:
+        replay(row, step)
+    except Exception:  # an old or damaged record: its events go without pots
+        return {}
+    return pots
 
 
 _DEAL = re.compile(r"^d dh (p\d+) (\S+)(.*)$")

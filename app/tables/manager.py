@@ -92,6 +92,10 @@ class TableManager:
     def public_tables(self) -> list[Table]:
         return [t for t in self.tables.values() if not t.settings.private and not t.closed]
 
+    def hosted_by(self, user_id: int) -> list[Table]:
+        """The open tables `user_id` hosts, private ones too."""
+        return [t for t in self.tables.values() if t.host_user_id == user_id and not t.closed]
+
     async def stop(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()

@@ -15,6 +15,13 @@ class Join:
 
 
 @dataclass(frozen=True, slots=True)
+class Unwatch:
+    """A client's socket closed (the user may have others open)."""
+
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class Resync:
     """What the client missed after version `last_v` of table `epoch`, or a snapshot."""
 
@@ -142,7 +149,7 @@ class Sync:
 
 
 Message = (
-    Join | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte | Act | Chat
-    | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut | StartHand
+    Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte | Act
+    | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut | StartHand
     | BotAct | Sync
 )  # fmt: skip

@@ -36,6 +36,8 @@ from app.engine import (
     view_for,
 )
 from app.engine.cards import Card, shuffled_deck
+from app.engine.pokerstars import hand_number
+from app.engine.views import POT_EVENTS, pots_now
 from app.fanout import BaseFanout, channels
 from app.store.hands import HandFinish, HandStart
 from app.tables import messages as m
@@ -146,7 +148,8 @@ class Table:
         self.pending_settings: TableSettings | None = None
         self.protections: dict[int, list[float]] = {}
         self.hands_played = 0
-        self.watchers = 0  # connected clients (the API layer counts them)
+        self.viewers: dict[int, int] = {}  # user -> open sockets (Join / Unwatch)
+        self.observers = 0  # connected users not seated, as last announced
         self.mailbox: asyncio.Queue[tuple[m.Message, asyncio.Future[Any] | None]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self._out: list[tuple[str, str]] = []
@@ -221,6 +224,7 @@ class Table:
             else:
                 if future is not None and not future.done():
                     future.set_result(result)
+            self._note_observers()
             await self._flush()
         while not self.mailbox.empty():  # answer whoever is still waiting
             _, future = self.mailbox.get_nowait()
@@ -256,10 +260,17 @@ class Table:
 
     def _engine_events(self, events: Sequence[Event]) -> None:
         dealt_down = False
+        pots: list[dict[str, Any]] | None = None
         for event in events:
             body = event.to_dict()
             audience = body.pop("audience")
             body["hand_id"] = self.hand_id
+            if body["type"] == "hand_started":
+                body["number"] = str(hand_number(self.hand_id or ""))
+            elif body["type"] in POT_EVENTS and self.hand is not None:
+                # no wager comes between two such events of one step: the pots after it hold
+                pots = pots if pots is not None else pots_now(self.hand)
+                body["pots"] = pots
             self._emit(body, audience)
             if isinstance(event, CardDealt) and not event.face_up:
                 dealt_down = True
@@ -272,6 +283,16 @@ class Table:
 
     def _emit_table(self) -> None:
         self._emit({"type": "table", "table": self.info()})
+
+    def observer_count(self) -> int:
+        """Connected users who are not seated here."""
+        return sum(1 for user in self.viewers if user not in self.by_user)
+
+    def _note_observers(self) -> None:
+        count = self.observer_count()
+        if count != self.observers:
+            self.observers = count
+            self._emit({"type": "observers", "count": count})
 
     def seat_list(self) -> list[dict[str, Any]]:
         stacks = self.hand.stacks if self.hand is not None else {}
@@ -305,7 +326,7 @@ class Table:
             "max_seats": s.max_seats,
             "seats_taken": len(self.seats),
             "waiting": sum(1 for seat in self.seats if seat not in in_hand),
-            "observers": max(0, self.watchers - len(self.seats)),
+            "observers": self.observer_count(),
             "private": s.private,
             "paused": self.paused,
         }
@@ -317,6 +338,7 @@ class Table:
         if hand is not None:
             hand_view = view_for(hand, seat) if seat in hand.by_seat else observer_view(hand)
             hand_view["hand_id"] = self.hand_id
+            hand_view["number"] = str(hand_number(self.hand_id or ""))
             hand_view["turn_id"] = self.turn_id
             hand_view["remaining_ms"] = (
                 None
@@ -337,6 +359,7 @@ class Table:
             "hand": hand_view,
             "you": {"user_id": user_id, "seat": seat, "info": you},
             "voided": self.voided,
+            "observers": self.observer_count(),
         }
 
     # -- dispatch --------------------------------------------------------------------------
@@ -361,11 +384,19 @@ class Table:
         return self.hand is not None and seat in self.hand.by_seat
 
     async def _join(self, msg: m.Join) -> dict[str, Any]:
+        self.viewers[msg.user_id] = self.viewers.get(msg.user_id, 0) + 1
         return {
             "seat": self.by_user.get(msg.user_id),
             "host": msg.user_id == self.host_user_id,
             "epoch": self.epoch,
         }
+
+    async def _unwatch(self, msg: m.Unwatch) -> None:
+        left = self.viewers.get(msg.user_id, 0) - 1
+        if left > 0:
+            self.viewers[msg.user_id] = left
+        else:
+            self.viewers.pop(msg.user_id, None)
 
     async def _resync(self, msg: m.Resync) -> dict[str, Any]:
         last = msg.last_v
@@ -931,6 +962,7 @@ class _Recording:
 
 _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.Join: Table._join,
+    m.Unwatch: Table._unwatch,
     m.Resync: Table._resync,
     m.Sync: Table._sync,
     m.Sit: Table._sit,

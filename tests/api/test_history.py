@@ -61,6 +61,15 @@ async def test_list_fetch_formats_filters_and_404(live: Live) -> None:
         hand_id = only["hands"][0]["hand_id"]
         body = (await http.get(f"/api/hands/{hand_id}")).json()
         assert body["hand_id"] == hand_id and body["viewer_seat"] == 0
+        # 64-bit numbers are not exact as JSON numbers in a browser: strings
+        assert body["number"] == only["hands"][0]["number"] == str(int(hand_id, 16))
+        # the engine's pots, as the table sent them, on the events that end a round
+        rounds = [e for e in body["events"] if e["type"] in ("street_started", "hand_ended")]
+        assert rounds and all(e["pots"] for e in rounds)
+        assert rounds[0]["pots"][0]["amount"] == 20  # two antes of 10
+        assert sum(p["amount"] for p in rounds[-1]["pots"]) == sum(
+            e["amount"] for e in body["events"] if e["type"] in ("pot_awarded", "rake_taken")
+        )
         assert body["fairness"]["commitment"]
         text = (await http.get(f"/api/hands/{hand_id}", params={"format": "pokerstars"})).text
         assert text.startswith(f"PokerStars Hand #{body['number']}: 7 Card Stud Limit")
