@@ -36,12 +36,12 @@ export async function handsSection(box, user, path, { go }) {
                   h(
                     "tr",
                     { dataset: { hand: x.hand_id } },
-                    h("th", { scope: "row" }, h("code", x.hand_id)), // `number` exceeds 2^53: not exact in JSON numbers
+                    h("th", { scope: "row" }, `#${x.number}`), // a string: 64-bit, not exact as a JSON number
                     h("td", x.table_name),
                     h("td", VARIANT_SHORT[x.variant]),
                     h("td", x.ended_at ? new Date(x.ended_at).toLocaleString() : "—"),
                     h(`td${x.net > 0 ? ".plus" : x.net < 0 ? ".minus" : ""}`, x.net === null || x.net === undefined ? "" : chips(x.net)),
-                    h("td", h("a.btn.small", { href: `/hands/${x.hand_id}`, "data-link": "", "aria-label": `Replay hand ${x.hand_id}` }, "Replay")),
+                    h("td", h("a.btn.small", { href: `/hands/${x.hand_id}`, "data-link": "", "aria-label": `Replay hand #${x.number}` }, "Replay")),
                   ),
                 ),
               ),
@@ -75,13 +75,14 @@ async function replayer(box, handId, user) {
   const log = h("ol.log.replay-log", { "aria-label": "Hand log" });
   const position = h("span.replay-pos", { "aria-live": "polite" });
   const fairness = h("p.fairness", "Checking the deal…");
+  const emailStatus = h("span.email-status", { "aria-live": "polite" });
   const nav = (label, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: label } }, label);
   const dl = (fmt, label, ext) => h("a.btn.small.ghost", { href: `/api/hands/${hand.hand_id}?format=${fmt}`, download: `hand-${hand.hand_id}.${ext}` }, label);
   clear(
     box,
     h(
       "div.panel.replayer",
-      h("h2", `Hand ${hand.hand_id} · ${hand.table_name} · ${VARIANT_SHORT[hand.variant]}`),
+      h("h2", `Hand #${hand.number} · ${hand.table_name} · ${VARIANT_SHORT[hand.variant]}`),
       h(
         "div.row",
         nav("« Start", () => (step = 0), "Home"),
@@ -98,11 +99,13 @@ async function replayer(box, handId, user) {
             try {
               const r = await emailHand(hand.hand_id);
               toast(`Email request #${r.id}: ${r.status}`);
+              followRequest(emailStatus, r);
             } catch (err) {
               toast(err.message, "error", 6000);
             }
           },
         }, "Email me this hand"),
+        emailStatus,
       ),
       h("div.replay-grid", h("div", felt), log),
       fairness,
@@ -126,3 +129,22 @@ async function replayer(box, handId, user) {
   fairness.textContent = `Deal commitment ${hand.fairness.commitment?.slice(0, 16) ?? "—"}…: ${await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events)}`;
 }
 
+const DONE = new Set(["sent", "failed"]);
+
+/** Show an email request's status until it is sent or has failed (GET /api/mail/requests). */
+async function followRequest(el, request) {
+  const show = (q) => {
+    el.dataset.status = q.status;
+    el.textContent = `Email #${q.id}: ${q.status}${q.reason ? ` (${q.reason})` : ""}`;
+  };
+  show(request);
+  for (let i = 0; i < 120 && !DONE.has(el.dataset.status) && el.isConnected; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    try {
+      const found = (await get("/api/mail/requests")).requests.find((q) => q.id === request.id);
+      if (found) show(found);
+    } catch {
+      // try again on the next tick
+    }
+  }
+}

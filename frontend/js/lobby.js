@@ -3,11 +3,12 @@
 import { get, post } from "./api.js";
 import { chips, clear, dialog, h, stakes, toast, VARIANT_SHORT, VARIANTS } from "./dom.js";
 import { settingsFields } from "./settings-form.js";
-import { invites, rememberInvite, showInvite } from "./table/page.js";
+import { showInvite } from "./table/page.js";
 
 export async function lobbyPage(root, user, { go }) {
   const filters = { variant: "", stakes: "", free: false };
   let tables = [];
+  let hosted = []; // the tables I host, private ones with their invites (GET /api/tables/mine)
   const variantSel = h("select", { id: "filter-variant", onchange: (ev) => ((filters.variant = ev.target.value), draw()) }, h("option", { value: "" }, "All games"), Object.entries(VARIANTS).map(([v, l]) => h("option", { value: v }, l)));
   const stakesSel = h("select", { id: "filter-stakes", onchange: (ev) => ((filters.stakes = ev.target.value), draw()) });
   const freeBox = h("input", { type: "checkbox", id: "filter-free", onchange: (ev) => ((filters.free = ev.target.checked), draw()) });
@@ -71,15 +72,23 @@ export async function lobbyPage(root, user, { go }) {
       ),
     );
     empty.textContent = shown.length ? "" : tables.length ? "No table matches these filters." : "No public tables yet: create one.";
-    const priv = Object.entries(invites());
     clear(
       mine,
-      priv.length
+      hosted.length
         ? [
-            h("h2", "Your private tables"),
+            h("h2", "Tables you host"),
             h(
               "ul.private-list",
-              priv.map(([id, inv]) => h("li", h("a", { href: `/table/${id}`, "data-link": "" }, inv.name || `Table ${id}`), " ", h("button.btn.small.ghost", { type: "button", onclick: () => showInvite(inv.token, inv.name) }, "Invite link"))),
+              hosted.map((t) =>
+                h(
+                  "li",
+                  { dataset: { table: t.id } },
+                  h("a", { href: `/table/${t.id}`, "data-link": "" }, t.name),
+                  t.private ? h("span.badge", "private") : null,
+                  ` ${VARIANT_SHORT[t.variant]} · ${t.seats_taken}/${t.max_seats} seated `,
+                  t.invite ? h("button.btn.small.ghost", { type: "button", onclick: () => showInvite(t.invite, t.name) }, "Invite link") : null,
+                ),
+              ),
             ),
           ]
         : null,
@@ -88,8 +97,9 @@ export async function lobbyPage(root, user, { go }) {
 
   async function refresh() {
     try {
-      const r = await get("/api/tables");
+      const [r, m] = await Promise.all([get("/api/tables"), get("/api/tables/mine")]);
       tables = r.tables;
+      hosted = m.tables;
       draw();
     } catch (err) {
       empty.textContent = err.message;
@@ -109,7 +119,6 @@ export async function lobbyPage(root, user, { go }) {
     );
     if (!created) return;
     const t = created.table;
-    if (created.invite) rememberInvite(t.id, created.invite, t.name);
     toast(`Table “${t.name}” created`);
     await go(`/table/${t.id}`);
     if (t.private && created.invite) showInvite(created.invite, t.name);
@@ -126,7 +135,6 @@ export async function invitePage(root, token, { go }) {
   const join = async (password) => post("/api/tables/join", password === undefined ? { invite: token } : { invite: token, password });
   try {
     const r = await join();
-    rememberInvite(r.table.id, token, r.table.name);
     go(`/table/${r.table.id}`, { replace: true });
     return;
   } catch (err) {
@@ -146,6 +154,5 @@ export async function invitePage(root, token, { go }) {
     { id: "password-dialog" },
   );
   if (!joined) return go("/lobby");
-  rememberInvite(joined.table.id, token, joined.table.name);
   go(`/table/${joined.table.id}`, { replace: true });
 }

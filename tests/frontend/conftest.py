@@ -1,5 +1,6 @@
 """Browser tests: a real server process (uvicorn on a free loopback port, SQLite in a temporary
-folder) and Debian's Chromium driven by Playwright (never a downloaded browser).
+folder, its mail sent to a real SMTP server on loopback) and Debian's Chromium driven by
+Playwright (never a downloaded browser).
 
 Without /usr/bin/chromium the tests are skipped, unless `CI=true`: then they fail.
 """
@@ -10,8 +11,11 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from email import message_from_bytes, policy
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -61,17 +65,69 @@ def chromium_path() -> Path:
     return CHROMIUM
 
 
+class Mailbox:
+    """A real SMTP server (aiosmtpd, in its own thread) on 127.0.0.1 that keeps what arrives."""
+
+    def __init__(self) -> None:
+        from aiosmtpd.controller import Controller
+
+        self.port = _free_port()
+        self.messages: list[EmailMessage] = []
+        self._arrived = threading.Condition()
+        self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        parsed = message_from_bytes(bytes(envelope.content), policy=policy.default)
+        assert isinstance(parsed, EmailMessage)
+        with self._arrived:
+            self.messages.append(parsed)
+            self._arrived.notify_all()
+        return "250 Message accepted for delivery"
+
+    def wait_for(self, subject: str, timeout: float = 30.0) -> EmailMessage:
+        """The first message whose subject contains `subject` (waiting for it to arrive)."""
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while True:
+                for message in self.messages:
+                    if subject in str(message["Subject"]):
+                        return message
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [str(m["Subject"]) for m in self.messages]
+                    raise AssertionError(f"no mail about {subject!r} in {timeout} s: {seen}")
+                self._arrived.wait(left)
+
+    def __enter__(self) -> Mailbox:
+        self._controller.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._controller.stop()
+
+
 @pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) -> Iterator[str]:
+def mailbox() -> Iterator[Mailbox]:
+    with Mailbox() as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
+def server_url(
+    tmp_path_factory: pytest.TempPathFactory, chromium_path: Path, mailbox: Mailbox
+) -> Iterator[str]:
     """`python -m app` as its own process, as a player would run it."""
     data = tmp_path_factory.mktemp("browser-data")
     port = _free_port()
+    url = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
         "DATA_DIR": str(data),
         "DATABASE_URL": "",
         "REDIS_URL": "",
-        "SMTP_URL": "",
+        "SMTP_URL": f"smtp://127.0.0.1:{mailbox.port}",
+        "PUBLIC_BASE_URL": url,  # the verification link points back here
+        "MAIL_POLL_SECONDS": "0.5",
         "ARGON2_TIME_COST": "1",
         "ARGON2_MEMORY_KIB": "8192",
         "ARGON2_PARALLELISM": "1",
@@ -85,7 +141,6 @@ def server_url(tmp_path_factory: pytest.TempPathFactory, chromium_path: Path) ->
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while True:  # readiness: the health check answers

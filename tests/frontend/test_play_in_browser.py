@@ -1,6 +1,7 @@
 """Two people in two browsers: register, a private table through its invite link, buy-ins, and
 hands of Stud Hi, Stud Hi/Lo and Razz played to the showdown and to a fold by pressing what
-the page offers; a reload and a dropped connection in the middle of hands."""
+the page offers; a reload and a dropped connection in the middle of hands; a hand replayed and
+emailed to the test's own SMTP server once the address is verified by its emailed link."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.frontend.conftest import Mailbox
 from tests.frontend.players import (
     HIGH_NAME,
     LOW_NAME,
+    WAIT_MS,
     Game,
     Player,
     Policy,
@@ -96,26 +99,61 @@ def pause_and_close(game: Game, host: Player, last_hand: str) -> None:
     expect(dlg).to_be_hidden()
 
 
-def replay_and_email(player: Player) -> None:
+def replay_and_email(player: Player, mailbox: Mailbox) -> None:
     page = player.page.context.new_page()  # the table stays open in the first tab
+    page.set_default_timeout(WAIT_MS)
     page.goto(player.page.url.split("/table/")[0] + "/hands")
     first = page.locator("table.hands tbody tr").first
     expect(first).to_be_visible()
+    number = first.locator("th").inner_text().removeprefix("#")
+    assert re.fullmatch(r"\d{5,}", number), number  # the 64-bit number, exact (a string)
     first.get_by_role("link", name=re.compile("Replay")).click()
     replayer = page.locator(".replayer")
+    expect(replayer.locator("h2")).to_contain_text(f"Hand #{number}")
+    hand_url = page.url
+    hand_id = hand_url.rsplit("/", 1)[1]
     expect(replayer.locator(".replay-pos")).to_contain_text("Step")
     replayer.locator('button[data-replay="« Start"]').click()
     expect(replayer.locator(".replay-pos")).to_contain_text("Step 0")
     replayer.locator('button[data-replay="Next ▶"]').click()
     expect(replayer.locator(".replay-pos")).to_contain_text("Step 1")
     expect(replayer.locator(".seat-box").first).to_be_visible()
+    expect(replayer.locator(".pots")).to_contain_text("Pot")  # the server's pots: the antes
     replayer.locator('button[data-replay="End »"]').click()
     expect(replayer.locator(".replay-log")).to_contain_text("wins")
-    expect(replayer.locator(".fairness")).to_contain_text(re.compile(r"verified|R24 keeps hidden"))
+    expect(replayer.locator(".fairness")).to_contain_text(re.compile(r"verified|R24|hidden"))
     page.screenshot(path=str(player.shots / "replayer.png"))
     replayer.get_by_role("button", name="Email me this hand").click()
     # the address is not verified yet: the refusal says so
     expect(page.locator(".toast-error")).to_contain_text("verif")
+
+    # verify the address by the link in the email that arrives at the SMTP server
+    page.locator("#send-verification").click()
+    verification = mailbox.wait_for("confirm your email address")
+    assert f"{player.name}@example.com" in str(verification["To"])
+    body = verification.get_body(preferencelist=("plain",))
+    assert body is not None
+    link = re.search(r"http://\S+/api/mail/verify\?token=\S+", body.get_content())
+    assert link, body.get_content()
+    page.goto(link.group(0))
+    expect(page.locator("body")).to_contain_text("is verified")
+    page.goto(hand_url)
+    expect(page.locator(".verify")).to_contain_text("is verified")
+
+    # now "Email me this hand" sends it: the page follows the request until it is sent
+    page.locator(".replayer").get_by_role("button", name="Email me this hand").click()
+    status = page.locator(".replayer .email-status")
+    expect(status).to_have_attribute("data-status", "sent", timeout=30_000)
+    sent = mailbox.wait_for(f"hand #{hand_id}")
+    assert f"{player.name}@example.com" in str(sent["To"])
+    text = sent.get_body(preferencelist=("plain",))
+    assert text is not None and f"PokerStars Hand #{number}:" in text.get_content()
+    files = [(a.get_filename(), a.get_content()) for a in sent.iter_attachments()]
+    assert [name for name, _ in files] == [f"hand-{hand_id}.phh"]
+    assert files[0][1].startswith('variant = "')
+    request = page.locator(f'table.requests tr[data-status="sent"]:has-text("{hand_id}")')
+    expect(request).to_contain_text("Sent")
+    page.screenshot(path=str(player.shots / "emailed.png"))
     page.close()
 
 
@@ -125,7 +163,7 @@ def log_text(player: Player) -> str:
 
 
 def test_two_browsers_play_stud_stud8_and_razz(
-    server_url: str, browser: Browser, shots_dir: Path
+    server_url: str, browser: Browser, shots_dir: Path, mailbox: Mailbox
 ) -> None:
     tag = secrets.token_hex(3)
     desk = browser.new_context(viewport={"width": 1366, "height": 860})
@@ -149,6 +187,12 @@ def test_two_browsers_play_stud_stud8_and_razz(
         carl.register(server_url)
         join_by_invite(carl, link)
         expect(carl.page.locator(".action-bar")).to_contain_text("You are watching")
+        expect(ann.page.locator(".chip-tag.observers")).to_have_text("1 watching")
+        # the host gets the invite link again from the server (no browser storage)
+        ann.page.locator('button[data-cmd="invite"]').click()
+        expect(ann.page.locator("#invite-dialog input.invite-link")).to_have_value(link)
+        ann.page.locator("#invite-dialog").get_by_role("button", name="Done").click()
+        expect(bob.page.locator('button[data-cmd="invite"]')).to_have_count(0)
 
         # -- Stud Hi to the showdown: the hands are named, the pot is awarded ------------------
         mid_hand_shot: dict[str, bool] = {}
@@ -160,6 +204,7 @@ def test_two_browsers_play_stud_stud8_and_razz(
                 expect(timer.first).to_be_visible()
                 expect(ann.page.locator(".seat-box.mine .card.own-down")).to_have_count(2)
                 expect(ann.page.locator(".seat-box:not(.mine) .card.back")).to_have_count(2)
+                expect(ann.page.locator(".hand-number")).to_have_text(re.compile(r"^Hand #\d+$"))
                 ann.shot("table-stud")
                 # the observer sees every up card and only the backs of the down cards
                 expect(carl.page.locator(".seat-box .card.back")).to_have_count(4)
@@ -235,7 +280,7 @@ def test_two_browsers_play_stud_stud8_and_razz(
         bob.shot("phone-table")
 
         # -- the hand history: the replayer steps through a hand; "Email me this hand" -------
-        replay_and_email(bob)
+        replay_and_email(bob, mailbox)
 
         # -- the host pauses, then closes the table: the stacks go back to the balances --------
         pause_and_close(game, ann, hand)

@@ -20,67 +20,29 @@ export function emptyState(userId) {
     postAnteDue: false,
     closed: false,
     handsSeen: 0,
+    observers: 0, // people watching who are not seated
     lastHandId: null, // the last finished hand this player was dealt into
     commitment: null, // {hand_id, commitment, scheme, reveal, verdict}: the deal fixed before the first card, opened after
   };
 }
 
-/** Main and side pots from (seat, chips, folded): the engine's `build_pots` (R18). */
-export function buildPots(entries) {
-  const levels = [...new Set(entries.filter((e) => !e.folded && e.put > 0).map((e) => e.put))].sort((a, b) => a - b);
-  const pots = [];
-  let prev = 0;
-  for (const level of levels) {
-    let amount = 0;
-    for (const e of entries) if (e.put > prev) amount += Math.min(e.put, level) - prev;
-    pots.push({ amount, eligible: entries.filter((e) => !e.folded && e.put >= level).map((e) => e.seat) });
-    prev = level;
-  }
-  const extra = entries.reduce((sum, e) => sum + Math.max(0, e.put - prev), 0);
-  if (extra) {
-    if (pots.length) pots[pots.length - 1].amount += extra;
-    else pots.push({ amount: extra, eligible: [] });
-  }
-  return pots;
-}
-
-const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
-
-/** This street's chips (antes and wagers in `street`) layered onto the pots so far. */
-function layerPots(hand) {
-  const players = Object.values(hand.players);
-  const folded = new Set(players.filter((p) => p.folded).map((p) => p.seat));
-  const base = hand.pots.map((p) => ({ amount: p.amount, eligible: p.eligible.filter((s) => !folded.has(s)) }));
-  const fresh = buildPots(players.map((p) => ({ seat: p.seat, put: hand.street_put[p.seat] || 0, folded: p.folded })));
-  for (const pot of fresh) {
-    const last = base[base.length - 1];
-    if (last && (sameSet(last.eligible, pot.eligible) || pot.eligible.length === 0)) last.amount += pot.amount;
-    else base.push(pot);
-  }
-  return base;
-}
-
-function collect(hand) {
-  if (!Object.values(hand.street_put).some((x) => x > 0)) return;
-  hand.pots = layerPots(hand);
-  hand.street_put = {};
-  for (const p of Object.values(hand.players)) p.wager = 0;
-}
-
-/** What to draw in the middle: the pots so far plus this street's antes (not the wagers in
- * front of the players, which are drawn as their bets). */
+/** The pots to draw in the middle: the server's (the engine's main and side pots, R18, as
+ * they stood when the last betting round ended; this street's wagers are drawn in front of
+ * the players). */
 export function displayPots(hand) {
-  if (!hand) return [];
-  const players = Object.values(hand.players);
-  const antes = players.map((p) => ({ seat: p.seat, put: (hand.street_put[p.seat] || 0) - p.wager, folded: p.folded }));
-  if (!antes.some((e) => e.put > 0)) return hand.pots;
-  return layerPots({ ...hand, street_put: Object.fromEntries(antes.map((e) => [e.seat, e.put])) });
+  return hand ? hand.pots : [];
+}
+
+/** A betting round is over: the server's pots take in its wagers. */
+function roundEnded(hand, pots) {
+  if (pots) hand.pots = pots.map((p) => ({ amount: p.amount, eligible: [...p.eligible] }));
+  for (const p of Object.values(hand.players)) p.wager = 0;
 }
 
 export function totalPot(hand) {
   if (!hand) return 0;
   const inPots = hand.pots.reduce((s, p) => s + p.amount, 0);
-  return inPots + Object.values(hand.street_put).reduce((s, x) => s + x, 0);
+  return inPots + Object.values(hand.players).reduce((s, p) => s + p.wager, 0);
 }
 
 export function seatName(state, seat) {
@@ -125,6 +87,7 @@ export function applySnapshot(state, snap) {
   state.table = snap.table;
   state.seats = snap.seats;
   state.closed = !!snap.table.closed;
+  state.observers = snap.observers ?? 0;
   const hv = snap.hand;
   if (!hv) {
     state.hand = null;
@@ -134,6 +97,7 @@ export function applySnapshot(state, snap) {
   for (const s of hv.seats) players[s.seat] = { ...newPlayer(s.seat, s.stack), ...s, won: 0 };
   const hand = {
     hand_id: hv.hand_id,
+    number: hv.number ?? null,
     variant: hv.variant,
     street: hv.street,
     phase: hv.phase,
@@ -146,7 +110,6 @@ export function applySnapshot(state, snap) {
     community: hv.community,
     players,
     pots: hv.pots.map((p) => ({ amount: p.amount, eligible: [...p.eligible] })),
-    street_put: Object.fromEntries(hv.seats.map((s) => [s.seat, s.wager])),
     order: [],
     awards: [],
     rake: 0,
@@ -192,6 +155,9 @@ export function applyEvent(state, ev) {
       log(state, `${who} ${why}${ev.amount ? ` with ${chips(ev.amount)}` : ""}.`, "info");
       break;
     }
+    case "observers":
+      state.observers = ev.count;
+      break;
     case "chat":
       state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId });
       if (state.chat.length > CHAT_MAX) state.chat.shift();
@@ -217,9 +183,9 @@ export function applyEvent(state, ev) {
       const players = {};
       ev.seats.forEach((seat, i) => (players[seat] = newPlayer(seat, ev.stacks[i])));
       state.hand = {
-        hand_id: ev.hand_id, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
+        hand_id: ev.hand_id, number: ev.number ?? null, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
         to_act: null, turn_id: null, legal: null, deadline: null, timer_ms: state.table?.action_timer_ms ?? 10000,
-        community: null, players, pots: [], street_put: {}, order: [], awards: [], rake: 0, over: false,
+        community: null, players, pots: [], order: [], awards: [], rake: 0, over: false,
         bring_in_seat: null,
         commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
       };
@@ -232,12 +198,11 @@ export function applyEvent(state, ev) {
       if (p) {
         p.stack -= ev.amount;
         p.all_in = p.all_in || ev.all_in;
-        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) + ev.amount;
       }
       break;
     case "street_started":
       if (hand) {
-        collect(hand);
+        roundEnded(hand, ev.pots);
         hand.street = ev.street;
         log(state, STREETS[ev.street] || `Street ${ev.street}`, "street");
       }
@@ -280,7 +245,6 @@ export function applyEvent(state, ev) {
         p.stack -= delta;
         p.wager = ev.amount;
         p.all_in = p.all_in || ev.all_in;
-        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) + delta;
         log(state, `${name(ev.seat)} ${WAGER_TO[ev.type]} ${chips(ev.amount)}${ev.all_in ? " (all-in)" : ""}`, "action", ev.seat);
       }
       break;
@@ -289,7 +253,6 @@ export function applyEvent(state, ev) {
         p.stack -= ev.amount;
         p.wager += ev.amount;
         p.all_in = p.all_in || ev.all_in;
-        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) + ev.amount;
         log(state, `${name(ev.seat)} calls ${chips(ev.amount)}${ev.all_in ? " (all-in)" : ""}`, "action", ev.seat);
       }
       break;
@@ -310,13 +273,12 @@ export function applyEvent(state, ev) {
       if (p) {
         p.stack += ev.amount;
         p.wager -= ev.amount;
-        hand.street_put[ev.seat] = (hand.street_put[ev.seat] || 0) - ev.amount;
         log(state, `${chips(ev.amount)} uncalled returned to ${name(ev.seat)}`, "info", ev.seat);
       }
       break;
     case "showdown_started":
       if (hand) {
-        collect(hand);
+        roundEnded(hand, ev.pots);
         hand.order = ev.order;
         log(state, `Showdown: ${ev.order.map(name).join(", ")}`, "street");
       }
@@ -345,7 +307,6 @@ export function applyEvent(state, ev) {
       break;
     case "pot_awarded":
       if (hand) {
-        collect(hand);
         if (p) {
           p.won += ev.amount;
           p.stack += ev.amount;
@@ -358,6 +319,7 @@ export function applyEvent(state, ev) {
       break;
     case "hand_ended":
       if (hand) {
+        roundEnded(hand, ev.pots);
         ev.seats.forEach((seat, i) => {
           if (hand.players[seat]) hand.players[seat].stack = ev.stacks[i];
         });

@@ -12,20 +12,6 @@ import { keyed, renderFelt } from "./view.js";
 
 const requestId = () => `r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
-export function invites() {
-  try {
-    return JSON.parse(localStorage.getItem("stud.invites") || "{}");
-  } catch {
-    return {};
-  }
-}
-
-export function rememberInvite(tableId, token, name) {
-  const all = invites();
-  all[tableId] = { token, name };
-  localStorage.setItem("stud.invites", JSON.stringify(all));
-}
-
 export function inviteLink(token) {
   return `${location.origin}/invite/${token}`;
 }
@@ -58,6 +44,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   let status = "connecting";
   let frameQueued = false;
   let lastHandSeen = 0;
+  let invite = null; // the private table's invite token, when this player is its host
 
   const header = h("div.table-head");
   const results = h("div.results", { "aria-live": "polite" });
@@ -153,7 +140,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const t = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([t, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandId]);
+    const key = JSON.stringify([t, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandId, state.observers, invite]);
     keyed(header, key, () => {
       if (!t) return h("h1.table-title", "Connecting…");
       const conn = { open: "Connected", connecting: "Connecting…", retrying: "Reconnecting…", gone: "Disconnected" }[status];
@@ -169,8 +156,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(btn(info.leaving ? "Leaving after this hand" : "Leave seat", "leave", leave, info.leaving));
       }
       if (state.lastHandId) buttons.push(btn("Email me the last hand", "email-hand", () => emailLastHand(state.lastHandId)));
-      const invite = invitesFor(t.id);
-      if (invite) buttons.push(btn("Invite link", "invite", () => showInvite(invite.token, t.name)));
+      if (invite && host && !state.closed) buttons.push(btn("Invite link", "invite", () => showInvite(invite, t.name)));
       if (host && !state.closed) buttons.push(btn("Host controls", "host", () => hostDialog(t, state, command)));
       buttons.push(btn("Lobby", "lobby", () => onLeave()));
       return [
@@ -182,6 +168,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
           t.ante ? h("span.chip-tag", `ante ${chips(t.ante)}`) : null,
           t.private ? h("span.chip-tag.private", "private") : null,
           t.paused ? h("span.chip-tag.warn", "paused") : null,
+          h("span.chip-tag.observers", { title: "People watching who are not seated" }, `${state.observers} watching`),
           h(`span.conn.conn-${status}`, { role: "status" }, conn),
         ),
         h("div.table-tools", buttons),
@@ -191,10 +178,6 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   function btn(label, name, onclick, disabled = false) {
     return h("button.btn.small.ghost", { type: "button", dataset: { cmd: name }, onclick, disabled }, label);
-  }
-
-  function invitesFor(id) {
-    return invites()[id] || null;
   }
 
   async function command(msg) {
@@ -401,6 +384,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const found = await get(`/api/tables/${tableId}`);
     state.table = { ...found.settings, id: tableId };
     state.seats = found.seats;
+    invite = found.invite || null; // only the host gets it
   } catch (err) {
     clear(root, h("section.panel", h("h1", "Table not found"), h("p", err.status === 404 ? "This table does not exist, is closed, or needs an invite link." : err.message), h("a.btn", { href: "/lobby", "data-link": "" }, "Back to the lobby")));
     return () => {};
