@@ -74,9 +74,9 @@ from tests.engine.pokerkit_oracle import (
 )
 
 VARIANTS = ("stud", "stud8", "razz")
-OURS_PER_VARIANT = 1000
-POKERKIT_PER_VARIANT = 500
-CHUNKS = 2
+OURS_PER_VARIANT = 1500
+POKERKIT_PER_VARIANT = 750
+CHUNKS = 3
 """Each direction and variant runs in CHUNKS test functions, so that xdist spreads them."""
 
 _BETTING = (BroughtIn, Completed, Bet, Raised, Called, Checked, Folded)
