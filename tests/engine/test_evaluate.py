@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -133,6 +136,18 @@ def test_high_hand_is_immutable_and_ordered_only_with_its_kind() -> None:
     assert a != razz("AsKdQh9c7s")
 
 
+def test_hands_copy_pickle_and_hash() -> None:
+    a = h("9s9h9c4d4c2s3h")
+    z = razz("8c6d4h2sAc")
+    for hand in (a, z):
+        for twin in (copy.deepcopy(hand), pickle.loads(pickle.dumps(hand))):
+            assert twin == hand and type(twin) is type(hand)
+            assert twin.describe() == hand.describe() and twin.cards == hand.cards
+    assert len({a, h("9d9h9c4s4c"), z, razz("8s6s4s2sAs")}) == 2
+    assert h("As2s3s4s5s").describe() == "Straight flush, five high"
+    assert "Full house, nines full of fours" in repr(a)
+
+
 def test_values_match_objects_and_inputs_are_checked() -> None:
     rng = random.Random(2)
     for _ in range(2000):
@@ -153,13 +168,18 @@ def test_values_match_objects_and_inputs_are_checked() -> None:
 
 
 @pytest.mark.parametrize("evaluate", [low_razz, low_eight], ids=["razz", "eight"])
-def test_r20_seed_002_lows_rank_in_order(evaluate: object) -> None:
-    fn = low_razz if evaluate is low_razz else low_eight
-    lows = [fn(parse_cards(t)) for t in SEED_002_LOWS]
+def test_r20_seed_002_lows_rank_in_order(
+    evaluate: Callable[[Sequence[Card]], LowHand | None],
+) -> None:
+    lows = [evaluate(parse_cards(t)) for t in SEED_002_LOWS]
     values = [x.value for x in lows if x is not None]
     assert len(values) == 10
     assert values == sorted(values)
     assert len(set(values)) == 10
+    assert [x.describe() for x in lows if x is not None][::9] == [
+        "8-7-6-5-4 low",
+        "5-4-3-2-A low",
+    ]
 
 
 def test_r20_wheel_is_the_best_low() -> None:
