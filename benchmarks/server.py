@@ -202,6 +202,16 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime
 
 
+def runqueue_seconds(pid: int) -> float:
+    """Time the server's threads spent ready to run but waiting for a CPU (other processes
+    on the machine had it): `/proc/<pid>/task/*/schedstat`, second field, in ns."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
+
+
 def memory_mb(pid: int) -> tuple[float, float]:
     """(VmRSS, VmHWM) in MB."""
     status = Path(f"/proc/{pid}/status").read_text()
@@ -300,6 +310,7 @@ class Counters:
     lat_arrivals: array[float] = field(default_factory=lambda: array("d"))
     latencies: array[float] = field(default_factory=lambda: array("d"))
     dropped: int = 0
+    runqueue: float = 0.0  # seconds the server waited for a CPU during the window
 
 
 async def read_stud(ws: Any, table_id: int, c: Counters) -> None:
@@ -382,6 +393,7 @@ class Result:
     rss_mb: float
     hwm_mb: float
     loadavg: float = 0.0  # the machine's 1-minute load average at the end of the window
+    runqueue: float = 0.0  # share of the window the server spent waiting for a CPU
     turns_per_s: float = 0.0
     burst: float = 0.0
 
@@ -398,10 +410,12 @@ async def measure(
     """Run the window; returns (server CPU s, load CPU s, wall s, load average)."""
     await asyncio.sleep(warmup)
     cpu0, load0, t0 = cpu_seconds(pid), time.process_time(), time.monotonic()
+    wait0 = runqueue_seconds(pid)
     c.measuring = True
     await asyncio.sleep(seconds)
     c.measuring = False
     cpu1, load1, t1 = cpu_seconds(pid), time.process_time(), time.monotonic()
+    c.runqueue = runqueue_seconds(pid) - wait0
     return cpu1 - cpu0, load1 - load0, t1 - t0, os.getloadavg()[0]
 
 
@@ -463,6 +477,7 @@ async def run_stud(args: argparse.Namespace, work: Path) -> Result:
         rss_mb=rss,
         hwm_mb=hwm,
         loadavg=loadavg,
+        runqueue=c.runqueue / wall,
         turns_per_s=c.turns / SEATS / wall,
         burst=c.frames / max(1, c.turns),
     )
@@ -512,6 +527,7 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
         rss_mb=rss,
         hwm_mb=hwm,
         loadavg=loadavg,
+        runqueue=c.runqueue / wall,
         burst=burst,
     )
 
@@ -580,7 +596,9 @@ Measured over {stud.seconds:.0f} s after {args.warmup:.0f} s of warm-up.
 - The load process used {stud.load_cpu:.0%} of a core during the stud run and
   {bare.load_cpu:.0%} during the bare run (latency includes its reading time). The
   machine's load average (1 min) at the end of each window: {stud.loadavg:.1f} and
-  {bare.loadavg:.1f} on {os.cpu_count()} cores (other work on the machine inflates latency).
+  {bare.loadavg:.1f} on {os.cpu_count()} cores; the server's threads waited for a CPU
+  (ready to run, another process had it) {stud.runqueue:.0%} and {bare.runqueue:.0%} of the
+  window. Other work on the machine inflates latency.
 """
 
 
