@@ -60,9 +60,12 @@ DRAIN_WAIT = 1.0  # seconds a chip move waits for the table's hand records to be
 DeckSource = Callable[[], Sequence[Card]]
 
 
+_to_json = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
+
+
 def encode(v: int, body: dict[str, Any]) -> str:
     """The wire text of event `v`: ``{"v":n,…}`` so a reader finds `v` without parsing."""
-    return f'{{"v":{v},' + json.dumps(body, separators=(",", ":"))[1:]
+    return f'{{"v":{v},' + _to_json(body)[1:]
 
 
 def version_of(text: str) -> int:
