@@ -50,7 +50,7 @@ from app.tables.writer import HandWriter
 
 log = logging.getLogger("app.tables")
 
-HISTORY = 1024  # events kept for reconnecting clients
+HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
 CHAT_MAX = 200
 PROTECTIONS = 2  # R19: all-in protections per player per 24 hours
 DAY = 24 * 3600.0
