@@ -71,7 +71,8 @@ async function replayer(box, handId, user) {
   });
   marks.push(events.length);
   let step = marks.length - 1;
-  const felt = h("div.felt.replay-felt", { role: "region", "aria-label": "Replayed hand" }, h("div.rail"), h("div.center", h("div.center-info"), h("div.results")));
+  const felt = h("div.felt.replay-felt", { role: "region", "aria-label": "Replayed hand" }, h("div.rail"), h("div.center", h("div.center-info")));
+  const results = h("div.results.replay-results", { "aria-live": "polite" });
   const log = h("ol.log.replay-log", { "aria-label": "Hand log" });
   const position = h("span.replay-pos", { "aria-live": "polite" });
   const fairness = h("p.fairness", "Checking the deal…");
@@ -107,7 +108,7 @@ async function replayer(box, handId, user) {
         }, "Email me this hand"),
         emailStatus,
       ),
-      h("div.replay-grid", h("div", felt), log),
+      h("div.replay-grid", h("div", h("div.felt-wrap", felt), results), log),
       fairness,
     ),
   );
@@ -121,11 +122,12 @@ async function replayer(box, handId, user) {
     if (state.hand) state.hand.to_act = null;
     renderFelt(felt, state, { me: null, onSit: () => {} });
     const lines = resultLines(state);
-    clear(felt.querySelector(".results"), lines.length ? h("div.result-box", lines.map((l) => h("div.result-line", h("strong", l.text), l.hand ? ` — ${l.hand}` : ""))) : null);
+    clear(results, lines.length ? h("div.result-box", lines.map((l) => h("div.result-line", h("strong", l.text), l.hand ? ` — ${l.hand}` : ""))) : null);
     clear(log, state.log.map((e) => h(`li.log-${e.kind}`, e.text)));
     position.textContent = `Step ${step} of ${marks.length - 1}`;
   }
   draw();
+  box.scrollIntoView?.({ block: "start", behavior: "smooth" });
   fairness.textContent = `Deal commitment ${hand.fairness.commitment?.slice(0, 16) ?? "—"}…: ${await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events)}`;
 }
 

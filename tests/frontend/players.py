@@ -196,6 +196,7 @@ KEYS = {
 
 HIGH_NAME = re.compile(
     r"(High card|One pair|Two pair|Three of a kind|Straight|Flush|Full house|Four of a kind"
-    r"|Straight flush|Royal flush)"
+    r"|Straight flush|Royal flush)",
+    re.IGNORECASE,  # the log lower-cases the names in its sentences ("shows … (one pair, …)")
 )
 LOW_NAME = re.compile(r"\blow\b")  # "8-6-4-2-A low", "Pair of sevens, K-8-2 (low)"

@@ -128,6 +128,17 @@ export function applySnapshot(state, snap) {
   return state;
 }
 
+const SUIT_SIGNS = { s: "♠", h: "♥", d: "♦", c: "♣" };
+const lowerFirst = (t) => t.charAt(0).toLowerCase() + t.slice(1);
+
+/** "ann shows Q♠ 7♠ 10♠ 9♠ J♣ 4♠ 2♣ (flush, queen high; 8-5-4-2-A low)": the hand's names
+ * in running text, lower-cased like the rest of the sentence (high and low alike). */
+export function showLine(who, cards, high, low) {
+  const shown = (cards || []).map((c) => `${c[0] === "T" ? "10" : c[0]}${SUIT_SIGNS[c[1]] || c[1]}`).join(" ");
+  const names = [high, low].filter(Boolean).map(lowerFirst).join("; ");
+  return `${who} shows ${shown || "the hand"}${names ? ` (${names})` : ""}`;
+}
+
 const WAGER_TO = { brought_in: "brings in for", completed: "completes to", bet: "bets", raised: "raises to" };
 
 /** Apply one numbered event (already known to be the next version). */
@@ -290,8 +301,7 @@ export function applyEvent(state, ev) {
         p.down_count = p.down.length;
         p.high = ev.high;
         p.low = ev.low;
-        const what = [ev.high, ev.low].filter(Boolean).join(" · ");
-        log(state, `${name(ev.seat)} shows ${what || "the hand"}`, "show", ev.seat);
+        log(state, showLine(name(ev.seat), ev.cards, ev.high, ev.low), "show", ev.seat);
       }
       break;
     case "hand_mucked":

@@ -48,8 +48,11 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   const header = h("div.table-head");
   const results = h("div.results", { "aria-live": "polite" });
-  const felt = h("div.felt", { role: "region", "aria-label": "The table" }, h("div.rail"), h("div.center", h("div.center-info", { "aria-live": "polite" }), results));
-  const actionBar = h("div.action-bar", { role: "region", "aria-label": "Your actions" });
+  const felt = h("div.felt", { role: "region", "aria-label": "The table" }, h("div.rail"), h("div.center", h("div.center-info", { "aria-live": "polite" })));
+  // the winners are announced in the action bar, where nothing else is shown between hands
+  // (in the middle of the felt the banner covered the lower seats' cards)
+  const actionMain = h("div.action-main");
+  const actionBar = h("div.action-bar", { role: "region", "aria-label": "Your actions" }, results, actionMain);
   const announcer = h("div.sr-only", { "aria-live": "assertive", id: "turn-announcer" });
   const logList = h("ol.log", { "aria-label": "Hand log" });
   const chatList = h("ol.chat", { "aria-label": "Chat messages" });
@@ -282,9 +285,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const legal = myLegal(state);
     const hand = state.hand;
     const seat = mySeat(state);
-    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open"]);
+    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused]);
     actionBar.dataset.turn = legal ? String(hand.turn_id) : "";
-    keyed(actionBar, key, () => {
+    keyed(actionMain, key, () => {
       if (state.closed) return h("p.waiting", "This table is closed.");
       if (seat === null) return h("p.waiting", "You are watching. Pick an empty seat to play.");
       if (legal) {
@@ -294,7 +297,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": "seconds left" })), h("div.buttons", buttons)];
       }
       if (hand && !hand.over && hand.to_act !== null) return h("p.waiting", `Waiting for ${seatName(state, hand.to_act)}… `, h("span.countdown", { role: "timer" }));
-      if (hand && hand.over) return h("p.waiting", "Next hand soon…");
+      if (hand && hand.over) return h("p.waiting", state.table?.paused ? "Paused by the host" : "Next hand soon…");
       return h("p.waiting", "Waiting for the next hand…");
     });
   }
@@ -396,12 +399,14 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   });
   window.studDebug = { socket, state, v: 0, drop: () => socket.drop() };
   document.addEventListener("keydown", onKey);
+  window.addEventListener("resize", schedule); // the seats move when the felt turns portrait
   socket.connect();
   render();
 
   return () => {
     clearInterval(ticker);
     document.removeEventListener("keydown", onKey);
+    window.removeEventListener("resize", schedule);
     socket.close();
   };
 }

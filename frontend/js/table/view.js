@@ -13,10 +13,26 @@ export function keyed(el, key, build) {
   return true;
 }
 
-/** Seat positions around the oval: the viewer at the bottom, then clockwise. */
-export function place(seat, anchor, n) {
+/** Seat positions around the oval: the viewer at the bottom, then clockwise. On a portrait
+ * (phone) felt the others stand in two columns along the rails, with one at the top when their
+ * number is odd: around a narrow oval they would cover each other. */
+export function place(seat, anchor, n, portrait = false) {
   const i = (seat - anchor + n) % n;
-  const angle = Math.PI / 2 + (i * 2 * Math.PI) / n;
+  if (portrait && n > 2 && i > 0) {
+    const others = n - 1;
+    const top = others % 2 === 1;
+    const k = Math.floor(others / 2); // seats in each column
+    const row = (j) => (k > 1 ? 0.38 - (j * 1.12) / (k - 1) : -0.15); // from low to high
+    if (top && i === k + 1) return { x: 0, y: -1.05, i };
+    if (i <= k) return { x: -1, y: row(i - 1), i };
+    const j = i - k - (top ? 2 : 1); // the right column, from the top down
+    return { x: 1, y: row(k - 1 - j), i };
+  }
+  const step = (2 * Math.PI) / n;
+  // the viewer's seat (bottom) gets a wider gap on each side for its larger cards; the
+  // others share the rest of the oval evenly
+  const gap = n > 3 ? Math.max(step, Math.min(1.4 * step, (62 * Math.PI) / 180)) : step;
+  const angle = i === 0 ? Math.PI / 2 : Math.PI / 2 + gap + ((i - 1) * (2 * Math.PI - 2 * gap)) / Math.max(1, n - 2);
   return { x: Math.cos(angle), y: Math.sin(angle), i };
 }
 
@@ -77,17 +93,23 @@ export function renderFelt(felt, state, ctx) {
   const me = mySeat(state);
   ctx.me = me;
   const anchor = me ?? 0;
-  if (felt.dataset.n !== String(n) || felt.dataset.anchor !== String(anchor)) {
+  const portrait = felt.clientWidth > 0 && felt.clientWidth < felt.clientHeight;
+  const layout = `${n}/${anchor}/${portrait}`;
+  if (felt.dataset.layout !== layout) {
+    felt.dataset.layout = layout;
     felt.dataset.n = String(n);
     felt.dataset.anchor = String(anchor);
     felt.querySelectorAll(".seat, .bet").forEach((el) => el.remove());
     for (let seat = 0; seat < n; seat++) {
-      const pos = place(seat, anchor, n);
+      const pos = place(seat, anchor, n, portrait);
       const seatEl = h("div.seat", { dataset: { seat } });
-      seatEl.style.setProperty("--x", `${50 + pos.x * 41}%`);
+      // a seat near the left or right rail grows inwards (its cards never leave the felt)
+      seatEl.style.setProperty("--x", `${50 + pos.x * 47}%`);
       seatEl.style.setProperty("--y", `${50 + pos.y * 41}%`);
+      seatEl.style.setProperty("--ax", `${(-50 - pos.x * 50).toFixed(1)}%`);
       if (pos.y > 0.3) seatEl.classList.add("lower");
       if (pos.y < -0.3) seatEl.classList.add("upper");
+      if (Math.abs(pos.x) > 0.45) seatEl.classList.add(pos.x < 0 ? "side-left" : "side-right");
       const betEl = h("div.bet", { dataset: { seat } });
       betEl.style.setProperty("--x", `${50 + pos.x * 26}%`);
       betEl.style.setProperty("--y", `${50 + pos.y * 21}%`);
@@ -118,7 +140,7 @@ function renderCenter(el, state) {
     const parts = [];
     const variant = hand?.variant || table?.variant;
     parts.push(h("div.center-variant", VARIANTS[variant] || ""));
-    if (hand?.number) parts.push(h("div.hand-number", `Hand #${hand.number}`));
+    if (hand?.number) parts.push(h("div.hand-number", { title: `Hand #${hand.number}` }, `Hand #${hand.number}`));
     if (state.closed) parts.push(h("div.street", "Table closed"));
     else if (!hand) parts.push(h("div.street", table?.paused ? "Paused by the host" : "Waiting for players…"));
     else if (hand.over) parts.push(h("div.street", "Hand over"));
