@@ -107,8 +107,9 @@ export function renderFelt(felt, state, ctx) {
       seatEl.style.setProperty("--x", `${50 + pos.x * 47}%`);
       seatEl.style.setProperty("--y", `${50 + pos.y * 41}%`);
       seatEl.style.setProperty("--ax", `${(-50 - pos.x * 50).toFixed(1)}%`);
-      if (pos.y > 0.3) seatEl.classList.add("lower");
-      if (pos.y < -0.3) seatEl.classList.add("upper");
+      const edge = portrait ? 0.3 : 0.75; // only seats near the top and bottom rails are nudged
+      if (pos.y > edge) seatEl.classList.add("lower");
+      if (pos.y < -edge) seatEl.classList.add("upper");
       if (Math.abs(pos.x) > 0.45) seatEl.classList.add(pos.x < 0 ? "side-left" : "side-right");
       const betEl = h("div.bet", { dataset: { seat } });
       betEl.style.setProperty("--x", `${50 + pos.x * 26}%`);
