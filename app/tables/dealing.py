@@ -1,0 +1,329 @@
+"""Running a hand: starting it, turns and their timers, bots, timeouts, and at its end the
+settlement and the hand's record (written off the hot path by the table's `HandWriter`)."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.engine import Action, ActionKind, Hand, IllegalAction, Phase, SeatSpec, commitment
+from app.engine.cards import Card
+from app.store.hands import HandFinish, HandStart
+from app.tables import hosting, publishing, seating
+from app.tables import messages as m
+from app.tables.bots import bot_action
+from app.tables.errors import TableError
+from app.tables.seating import SeatInfo
+
+if TYPE_CHECKING:
+    from app.tables.table import Table
+
+log = logging.getLogger("app.tables")
+
+
+def schedule_hand(table: Table, delay: float | None = None) -> None:
+    if table.start_pending or table.hand is not None or table.closed or table.closing:
+        return
+    table.start_pending = True
+    table.start_token += 1
+    token = table.start_token
+    wait = table.settings.hand_pause_ms / 1000 if delay is None else delay
+    table.clock.call_later(wait, lambda: table.post(m.StartHand(token)))
+
+
+async def start_hand_msg(table: Table, msg: m.StartHand) -> None:
+    if msg.token != table.start_token:
+        return
+    table.start_pending = False
+    await start_hand(table)
+
+
+def dealt_in(table: Table, info: SeatInfo) -> bool:
+    return (
+        not info.sitting_out
+        and not info.leaving
+        and info.stack > 0
+        and (info.auto_post or info.posted)
+    )
+
+
+async def start_hand(table: Table) -> None:
+    if table.hand is not None or table.paused or table.closing or table.closed:
+        return
+    if table.pending_settings is not None:
+        await hosting.apply_settings(table, table.pending_settings)
+    players = [info for _, info in sorted(table.seats.items()) if dealt_in(table, info)]
+    if len(players) < 2:
+        return  # a sit, sit-in or post schedules the next try
+    limit = table.settings.sit_out_limit
+    for info in list(table.seats.values()):
+        if info in players:
+            info.sat_out_hands = 0
+            continue
+        info.sat_out_hands += 1
+        if limit and info.sat_out_hands > limit and not info.bot:
+            try:
+                await seating.remove(table, info, "sat_out")
+            except TableError as exc:
+                log.warning("table %s: could not remove seat %s: %s", table.id, info.seat, exc)
+    seats = [info.seat for info in players]
+    table.button = next((s for s in seats if s > table.button), seats[0])
+    table.hand_id = secrets.token_hex(8)
+    table.hand_users = {info.seat: info.user_id for info in players}
+    table.start_stacks = {info.seat: info.stack for info in players}
+    deck = list(table.deck_source())
+    master = secrets.token_bytes(commitment.SALT_BYTES)  # in memory until the hand ends
+    rules = table.settings.rules()
+    hand = Hand.start(
+        rules,
+        [SeatSpec(info.seat, info.stack) for info in players],
+        table.button,
+        deck,
+        commitment.reshuffle_seed(master),
+    )
+    table.hand = hand
+    start = hand_start(table, players, commitment.commit(deck, master))
+    table.recording = Recording(start, deck, master)
+    # only what is not secret is written while the hand is live
+    table.writer.submit(table.id, f"hand {table.hand_id} start", record_start(table, start))
+    for info in players:
+        info.posted = False
+    publishing.emit(
+        table,
+        {
+            "type": "deal_committed",
+            "hand_id": table.hand_id,
+            "commitment": start.commitment,
+            "scheme": commitment.SCHEME,
+        },
+    )
+    publishing.engine_events(table, hand.events)
+    await after_change(table)
+
+
+def hand_start(table: Table, players: Sequence[SeatInfo], digest: str) -> HandStart:
+    s = table.settings
+    assert table.hand_id is not None
+    rules = {
+        name: getattr(s, name)
+        for name in (
+            "ante", "bring_in", "small_bet", "big_bet", "rake_bps", "rake_cap",
+            "rake_third_street", "timeout_action", "showdown_first_when_checked",
+        )
+    }  # fmt: skip
+    return HandStart(
+        hand_id=table.hand_id,
+        table_id=table.id,
+        table_name=s.name,
+        max_seats=s.max_seats,
+        variant=s.variant,
+        rules=rules,
+        button=table.button,
+        seats=[
+            {"seat": i.seat, "user_id": i.user_id, "name": i.name, "stack": i.stack}
+            for i in players
+        ],
+        commitment=digest,
+    )
+
+
+def record_start(table: Table, start: HandStart) -> Callable[[], Any]:
+    return lambda: table.store.record_start(start)
+
+
+async def after_change(table: Table) -> None:
+    hand = table.hand
+    assert hand is not None
+    cancel_timer(table)
+    if hand.is_over:
+        await finish_hand(table)
+        return
+    seat = hand.to_act
+    assert seat is not None
+    table.turn_id += 1
+    turn = table.turn_id
+    timer = table.settings.action_timer_ms / 1000
+    table.deadline = table.clock.monotonic() + timer
+    table.turn_timer = table.clock.call_later(timer, lambda: table.post(m.TimedOut(seat, turn)))
+    publishing.emit(
+        table,
+        {
+            "type": "turn",
+            "hand_id": table.hand_id,
+            "turn_id": turn,
+            "seat": seat,
+            "phase": hand.phase.value,
+            "timer_ms": table.settings.action_timer_ms,
+            "legal": hand.legal_actions().to_dict(),
+        },
+    )
+    info = table.seats[seat]
+    if info.leaving:
+        table.post(m.TimedOut(seat, turn))
+    elif info.bot:
+        hand_id = table.hand_id
+        assert hand_id is not None
+        table.clock.call_later(
+            table.settings.bot_delay_ms / 1000,
+            lambda: table.post(m.BotAct(seat, hand_id, turn)),
+        )
+
+
+def cancel_timer(table: Table) -> None:
+    if table.turn_timer is not None:
+        table.turn_timer.cancel()
+        table.turn_timer = None
+    table.deadline = None
+
+
+async def act(table: Table, msg: m.Act) -> dict[str, Any]:
+    hand = table.hand
+    if hand is None or msg.hand_id != table.hand_id:
+        raise TableError("stale_hand", "that hand is not being played at this table")
+    info = table.seat_of(msg.user_id)
+    if msg.turn_id != table.turn_id:
+        raise TableError("stale_turn", "that turn is over")
+    if hand.to_act != info.seat:
+        raise TableError("not_your_turn", "it is not your turn")
+    try:
+        kind = ActionKind(msg.action)
+    except ValueError:
+        raise TableError("illegal_action", f"unknown action {msg.action!r}") from None
+    try:
+        events = hand.act(info.seat, Action(kind, msg.amount))
+    except IllegalAction as exc:
+        raise TableError("illegal_action", str(exc)) from None
+    if table.recording is not None:
+        table.recording.inputs.append(["act", info.seat, kind.value, msg.amount])
+    publishing.engine_events(table, events)
+    await after_change(table)
+    return {"accepted": True}
+
+
+async def bot_act(table: Table, msg: m.BotAct) -> None:
+    hand = table.hand
+    if hand is None or msg.hand_id != table.hand_id or msg.turn_id != table.turn_id:
+        return
+    info = table.seats.get(msg.seat)
+    if info is None or not info.bot or hand.to_act != msg.seat:
+        return
+    action = bot_action(hand.legal_actions())
+    await act(
+        table, m.Act(info.user_id, msg.hand_id, msg.turn_id, action.kind.value, action.amount)
+    )
+
+
+async def timed_out(table: Table, msg: m.TimedOut) -> None:
+    hand = table.hand
+    if hand is None or msg.turn_id != table.turn_id or hand.to_act != msg.seat:
+        return  # a stale timer: that turn is over
+    info = table.seats[msg.seat]
+    protect = (
+        table.settings.timeout_action == "all_in"
+        and hand.phase is Phase.BETTING
+        and not info.leaving
+        and table._protection_left(info.user_id)
+    )
+    events = hand.time_out(msg.seat, all_in_protection=protect)
+    if table.recording is not None:
+        table.recording.inputs.append(["timeout", msg.seat, protect])
+    if protect and any(e.to_dict().get("outcome") == "all_in" for e in events):
+        table.protections[info.user_id].append(table.clock.time())
+    publishing.engine_events(table, events)
+    await after_change(table)
+
+
+async def finish_hand(table: Table) -> None:
+    hand = table.hand
+    assert hand is not None and hand.result is not None and table.hand_id is not None
+    result = hand.result
+    deltas = {
+        table.hand_users[seat]: result.stacks[seat] - table.start_stacks[seat]
+        for seat in hand.seats
+    }
+    recording = table.recording
+    assert recording is not None
+    finish = HandFinish(
+        start=recording.start,
+        salt=recording.salt.hex(),
+        deck=commitment.deck_text(recording.deck),
+        events=[event.to_dict() for event in hand.events],
+        inputs=recording.inputs,
+        result={
+            "pots": [{"amount": p.amount, "eligible": list(p.eligible)} for p in result.pots],
+            "awards": [award.to_dict() for award in result.awards],
+            "stacks": {str(seat): stack for seat, stack in result.stacks.items()},
+            "deltas": {str(user): delta for user, delta in deltas.items()},
+            "rake": result.rake,
+            "showdown": result.showdown,
+            "showdown_seats": sorted(hand.showdown_hands()),
+            "street": result.street,
+        },
+        rake=result.rake,
+        deltas=deltas,
+    )
+    # the record and its settlement commit together, off the hot path: deal on
+    table.writer.submit(table.id, f"hand {table.hand_id}", record_hand(table, finish))
+    # everyone may check the deal now; the cards of hands not shown stay hidden (R24)
+    hidden = commitment.down_card_positions(
+        recording.deck, finish.events, commitment.table_hidden_seats(finish.events)
+    )
+    publishing.emit(
+        table,
+        {
+            "type": "deal_revealed",
+            "hand_id": table.hand_id,
+            "reveal": commitment.reveal(recording.deck, recording.salt, hidden),
+        },
+    )
+    table.recording = None
+    for seat, stack in result.stacks.items():
+        table.seats[seat].stack = stack
+    table.hand = None
+    table.turn_id += 1  # every timer and action of the hand is stale now
+    table.hands_played += 1
+    await between_hands(table)
+
+
+def record_hand(table: Table, finish: HandFinish) -> Callable[[], Any]:
+    return lambda: table.store.record_hand(finish)
+
+
+async def between_hands(table: Table) -> None:
+    for info in list(table.seats.values()):
+        try:
+            if info.leaving:
+                await seating.remove(table, info, "left")
+                continue
+            for amount, key in info.top_ups:
+                await seating.apply_top_up(table, info, amount, key)
+        except TableError as exc:
+            log.warning("table %s seat %s: %s", table.id, info.seat, exc.message)
+        finally:
+            info.top_ups.clear()
+        if info.stack <= 0:
+            info.sitting_out = True
+    if table.closing:
+        await hosting.close_now(table)
+        return
+    if table.pending_settings is not None:
+        await hosting.apply_settings(table, table.pending_settings)
+    for info in table.seats.values():
+        if not info.auto_post and not info.sitting_out:
+            publishing.emit(table, {"type": "post_ante_due", "seat": info.seat})
+    publishing.emit_seats(table)
+    schedule_hand(table)
+
+
+@dataclass(slots=True)
+class Recording:
+    """The hand being played, for its record: the deck and the master salt stay in memory
+    until the end."""
+
+    start: HandStart
+    deck: list[Card]
+    salt: bytes
+    inputs: list[list[Any]] = field(default_factory=list)

@@ -1,0 +1,100 @@
+"""The host's commands: settings, pause, removing a player, seating bots, closing."""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from app.tables import dealing, publishing, seating
+from app.tables import messages as m
+from app.tables.errors import TableError
+from app.tables.seating import DRAIN_WAIT, SeatInfo
+from app.tables.settings import TableSettings
+
+if TYPE_CHECKING:
+    from app.tables.table import Table
+
+
+async def host_settings(table: Table, msg: m.HostSettings) -> dict[str, Any]:
+    table.host_only(msg.user_id)
+    new = table.settings.changed(msg.changes)
+    if new.max_seats < max(table.seats, default=-1) + 1:
+        raise TableError("invalid_settings", "a seated player sits beyond that many seats")
+    if table.hand is not None:
+        table.pending_settings = new
+        return {"applied": False, "at_hand_end": True}
+    await apply_settings(table, new)
+    return {"applied": True}
+
+
+async def apply_settings(table: Table, new: TableSettings) -> None:
+    await table.store.save_settings(table.id, new)
+    table.settings = new
+    table.pending_settings = None
+    publishing.emit_table(table)
+
+
+async def host_pause(table: Table, msg: m.HostPause) -> dict[str, Any]:
+    table.host_only(msg.user_id)
+    table.paused = msg.paused
+    publishing.emit_table(table)
+    if not msg.paused:
+        dealing.schedule_hand(table)
+    return {"paused": table.paused}
+
+
+async def host_remove(table: Table, msg: m.HostRemove) -> dict[str, Any]:
+    table.host_only(msg.user_id)
+    info = table.seats.get(msg.seat)
+    if info is None:
+        raise TableError("invalid_seat", f"nobody sits in seat {msg.seat}")
+    if table.in_hand(info.seat):
+        info.leaving = True
+        publishing.emit_seats(table)
+        return {"removed": False, "at_hand_end": True}
+    await seating.remove(table, info, "removed")
+    return {"removed": True}
+
+
+async def host_bots(table: Table, msg: m.HostBots) -> dict[str, Any]:
+    table.host_only(msg.user_id)
+    if table.closing or table.closed:
+        raise TableError("table_closed", "this table is closing")
+    free = [s for s in range(table.settings.max_seats) if s not in table.seats]
+    if not 1 <= msg.count <= len(free):
+        raise TableError("invalid_count", f"there are {len(free)} free seats")
+    s = table.settings
+    chips = min(s.max_buy_in or 20 * s.small_bet, 20 * s.small_bet)
+    seated = []
+    for n, seat in enumerate(free[: msg.count]):
+        user_id, name = await table.store.make_bot(table.id, seat + n, chips)
+        key = f"t{table.id}:bot{user_id}:{secrets.token_hex(4)}"
+        await table.store.buy_in(table.id, user_id, seat, chips, key)
+        seating.seat(table, SeatInfo(seat, user_id, name, chips, secrets.token_hex(8), bot=True))
+        seated.append(seat)
+    await seating.save_state(table)
+    return {"seats": seated}
+
+
+async def host_close(table: Table, msg: m.HostClose) -> dict[str, Any]:
+    table.host_only(msg.user_id)
+    if table.hand is not None:
+        table.closing = True
+        publishing.emit_table(table)
+        return {"closed": False, "at_hand_end": True}
+    await close_now(table)
+    return {"closed": True}
+
+
+async def close_now(table: Table) -> None:
+    table.closing = True
+    dealing.cancel_timer(table)
+    for info in list(table.seats.values()):
+        await seating.remove(table, info, "table_closed")
+    if await table.writer.drain(table.id, DRAIN_WAIT):
+        await table.store.close(table.id)
+    else:
+        table.writer.submit(table.id, "close", lambda: table.store.close(table.id))
+    table.closed = True
+    publishing.emit_table(table)
+    publishing.emit(table, {"type": "closed"})

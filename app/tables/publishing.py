@@ -1,0 +1,185 @@
+"""Publishing a table's events: each gets the table's next version `v`, its JSON text starts
+with ``{"v":<n>,``; a public event goes on `channels.table(id)`, a seat-private one (a face-down
+card) on `channels.seat(id, seat)` with the bare ``{"v":<n>}`` on the table channel in its
+place; a short ring of recent events answers a reconnecting client (`Resync`), else a snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.engine import CardDealt, Event, observer_view, view_for
+from app.engine.pokerstars import hand_number
+from app.engine.views import POT_EVENTS, pots_now
+from app.fanout import channels
+from app.tables import messages as m
+from app.tables.errors import TableError
+
+if TYPE_CHECKING:
+    from app.tables.table import Table
+
+HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
+CHAT_MAX = 200
+SYNC_WAIT = 30.0
+
+_to_json = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
+
+
+def encode(v: int, body: dict[str, Any]) -> str:
+    """The wire text of event `v`: ``{"v":n,…}`` so a reader finds `v` without parsing."""
+    return f'{{"v":{v},' + _to_json(body)[1:]
+
+
+def version_of(text: str) -> int:
+    end = 5
+    while text[end].isdigit():
+        end += 1
+    return int(text[5:end])
+
+
+def emit(table: Table, body: dict[str, Any], audience: int | None = None) -> None:
+    """Number and queue one event; `audience` is the one seat that may see it."""
+    table.version += 1
+    v = table.version
+    text = encode(v, body)
+    if audience is None:
+        table.ring.append((v, text, None))
+        table.outgoing.append((table.channel, text))
+    else:
+        user = table.hand_users.get(audience)
+        if user is None:
+            user = table.seats[audience].user_id
+        table.ring.append((v, text, user))
+        table.outgoing.append((channels.seat(table.id, audience), text))
+        table.outgoing.append((table.channel, f'{{"v":{v}}}'))
+
+
+def engine_events(table: Table, events: Sequence[Event]) -> None:
+    dealt_down = False
+    pots: list[dict[str, Any]] | None = None
+    for event in events:
+        body = event.to_dict()
+        audience = body.pop("audience")
+        body["hand_id"] = table.hand_id
+        if body["type"] == "hand_started":
+            body["number"] = str(hand_number(table.hand_id or ""))
+        elif body["type"] in POT_EVENTS and table.hand is not None:
+            # no wager comes between two such events of one step: the pots after it hold
+            pots = pots if pots is not None else pots_now(table.hand)
+            body["pots"] = pots
+        emit(table, body, audience)
+        if isinstance(event, CardDealt) and not event.face_up:
+            dealt_down = True
+    if dealt_down and table.hand is not None:
+        counts = {str(p.seat): len(p.down) for p in table.hand.players if not p.folded}
+        emit(table, {"type": "down_cards", "hand_id": table.hand_id, "counts": counts})
+
+
+def emit_seats(table: Table) -> None:
+    emit(table, {"type": "seats", "seats": table.seat_list()})
+
+
+def emit_table(table: Table) -> None:
+    emit(table, {"type": "table", "table": table.info()})
+
+
+def note_observers(table: Table) -> None:
+    count = table.observer_count()
+    if count != table.observers:
+        table.observers = count
+        emit(table, {"type": "observers", "count": count})
+
+
+def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
+    seat = table.by_user.get(user_id) if user_id is not None else None
+    hand_view: dict[str, Any] | None = None
+    hand = table.hand
+    if hand is not None:
+        hand_view = view_for(hand, seat) if seat in hand.by_seat else observer_view(hand)
+        hand_view["hand_id"] = table.hand_id
+        hand_view["number"] = str(hand_number(table.hand_id or ""))
+        hand_view["turn_id"] = table.turn_id
+        hand_view["remaining_ms"] = (
+            None
+            if table.deadline is None
+            else max(0, round((table.deadline - table.clock.monotonic()) * 1000))
+        )
+        if hand.to_act is not None and hand_view["legal"] is None:
+            hand_view["turn_legal"] = hand.legal_actions().to_dict()
+        if table.recording is not None:
+            hand_view["commitment"] = table.recording.start.commitment
+    you = table.seats[seat].public() if seat is not None else None
+    return {
+        "type": "snapshot",
+        "v": table.version,
+        "epoch": table.epoch,
+        "table": table.info(),
+        "seats": table.seat_list(),
+        "hand": hand_view,
+        "you": {"user_id": user_id, "seat": seat, "info": you},
+        "voided": table.voided,
+        "observers": table.observer_count(),
+    }
+
+
+async def join(table: Table, msg: m.Join) -> dict[str, Any]:
+    table.viewers[msg.user_id] = table.viewers.get(msg.user_id, 0) + 1
+    return {
+        "seat": table.by_user.get(msg.user_id),
+        "host": msg.user_id == table.host_user_id,
+        "epoch": table.epoch,
+    }
+
+
+async def unwatch(table: Table, msg: m.Unwatch) -> None:
+    left = table.viewers.get(msg.user_id, 0) - 1
+    if left > 0:
+        table.viewers[msg.user_id] = left
+    else:
+        table.viewers.pop(msg.user_id, None)
+
+
+async def resync(table: Table, msg: m.Resync) -> dict[str, Any]:
+    last = msg.last_v
+    first_kept = table.ring[0][0] if table.ring else table.version + 1
+    if (
+        msg.epoch == table.epoch
+        and last is not None
+        and 0 <= last <= table.version
+        and last + 1 >= first_kept
+    ):
+        user = msg.user_id
+        texts = [
+            text if audience is None or audience == user else f'{{"v":{v}}}'
+            for v, text, audience in table.ring
+            if v > last
+        ]
+        return {"v": table.version, "events": texts, "snapshot": None}
+    return {"v": table.version, "events": [], "snapshot": snapshot(table, msg.user_id)}
+
+
+async def sync(table: Table, msg: m.Sync) -> int:
+    """A barrier: every message before it is handled and the table's records written."""
+    await table.writer.drain(table.id, SYNC_WAIT)
+    return table.version
+
+
+async def chat(table: Table, msg: m.Chat) -> dict[str, Any]:
+    text = msg.text.strip()
+    if not text:
+        raise TableError("invalid_chat", "say something")
+    if len(text) > CHAT_MAX:
+        raise TableError("chat_too_long", f"chat lines are at most {CHAT_MAX} characters")
+    emit(
+        table,
+        {
+            "type": "chat",
+            "user_id": msg.user_id,
+            "name": msg.name,
+            "seat": table.by_user.get(msg.user_id),
+            "text": text,
+        },
+    )
+    return {}

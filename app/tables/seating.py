@@ -1,0 +1,205 @@
+"""Seating and chips: buy-in, top-up, leave, sitting out and in, removal. Chips move
+through the table's `TableStore` (the ledger), after the table's hand records are written."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.tables import dealing, publishing
+from app.tables import messages as m
+from app.tables.errors import TableError
+
+if TYPE_CHECKING:
+    from app.tables.table import Table
+
+log = logging.getLogger("app.tables")
+
+DRAIN_WAIT = 1.0  # seconds a chip move waits for the table's hand records to be written
+
+
+@dataclass(slots=True)
+class SeatInfo:
+    seat: int
+    user_id: int
+    name: str
+    stack: int
+    key: str  # this sitting's id: the cash-out's idempotency key
+    bot: bool = False
+    sitting_out: bool = False
+    auto_post: bool = True
+    posted: bool = False  # auto_post off: said "I'm in" for the next hand
+    sat_out_hands: int = 0
+    leaving: bool = False
+    top_ups: list[tuple[int, str]] = field(default_factory=list)
+
+    def public(self, stack: int | None = None) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "user_id": self.user_id,
+            "name": self.name,
+            "stack": self.stack if stack is None else stack,
+            "sitting_out": self.sitting_out,
+            "auto_post": self.auto_post,
+            "bot": self.bot,
+            "leaving": self.leaving,
+        }
+
+
+async def sit(table: Table, msg: m.Sit) -> dict[str, Any]:
+    s = table.settings
+    if table.closing or table.closed:
+        raise TableError("table_closed", "this table is closing")
+    if msg.user_id in table.by_user:
+        raise TableError("already_seated", "you are already seated at this table")
+    if not 0 <= msg.seat < s.max_seats:
+        raise TableError("invalid_seat", f"seats are numbered 0 to {s.max_seats - 1}")
+    if msg.seat in table.seats:
+        raise TableError("seat_taken", f"seat {msg.seat} is taken")
+    if msg.amount < s.min_buy_in:
+        raise TableError(
+            "buy_in_too_small", f"the minimum buy-in here is {s.min_buy_in} (ten small bets)"
+        )
+    if s.max_buy_in is not None and msg.amount > s.max_buy_in:
+        raise TableError("buy_in_too_large", f"the maximum buy-in here is {s.max_buy_in}")
+    key = f"t{table.id}:u{msg.user_id}:{msg.key}"
+    await caught_up(table)
+    await table.store.buy_in(table.id, msg.user_id, msg.seat, msg.amount, key)
+    info = SeatInfo(msg.seat, msg.user_id, msg.name, msg.amount, secrets.token_hex(8))
+    seat(table, info)
+    return {"seat": msg.seat, "stack": msg.amount}
+
+
+def seat(table: Table, info: SeatInfo) -> None:
+    table.seats[info.seat] = info
+    table.by_user[info.user_id] = info.seat
+    table.members.add(info.user_id)
+    publishing.emit_seats(table)
+    dealing.schedule_hand(table)
+
+
+async def top_up(table: Table, msg: m.TopUp) -> dict[str, Any]:
+    info = table.seat_of(msg.user_id)
+    if msg.amount <= 0:
+        raise TableError("invalid_amount", "a top-up is a positive number of chips")
+    cap = table.settings.max_buy_in
+    pending = sum(a for a, _ in info.top_ups)
+    if cap is not None and info.stack + pending + msg.amount > cap:
+        raise TableError("buy_in_too_large", f"a stack may hold at most {cap} here")
+    key = f"t{table.id}:u{msg.user_id}:{msg.key}"
+    if table.in_hand(info.seat):
+        info.top_ups.append((msg.amount, key))
+        return {"queued": True, "stack": info.stack}
+    await apply_top_up(table, info, msg.amount, key)
+    publishing.emit_seats(table)
+    return {"queued": False, "stack": info.stack}
+
+
+async def apply_top_up(table: Table, info: SeatInfo, amount: int, key: str) -> None:
+    await caught_up(table)
+    await table.store.top_up(table.id, info.user_id, amount, key)
+    info.stack += amount
+
+
+async def leave(table: Table, msg: m.Leave) -> dict[str, Any]:
+    info = table.seat_of(msg.user_id)
+    if table.in_hand(info.seat):
+        info.leaving = True
+        publishing.emit_seats(table)
+        check_leaver_turn(table, info)
+        return {"left": False, "at_hand_end": True}
+    amount = await remove(table, info, "left")
+    return {"left": True, "amount": amount}
+
+
+def check_leaver_turn(table: Table, info: SeatInfo) -> None:
+    hand = table.hand
+    if hand is not None and hand.to_act == info.seat:
+        table.post(m.TimedOut(info.seat, table.turn_id))
+
+
+async def remove(table: Table, info: SeatInfo, reason: str) -> int:
+    """Free the seat and return its stack to the player's balance (between hands). If the
+    table's hand records are not written yet (a slow database) the cash-out is queued
+    behind them and the stack the table holds is what goes back."""
+    key = f"leave:{table.id}:{info.key}"
+    if await table.writer.drain(table.id, DRAIN_WAIT):
+        amount = await table.store.cash_out(table.id, info.user_id, key)
+    else:
+        amount = info.stack
+        user_id = info.user_id
+        table.writer.submit(
+            table.id, f"cash-out {key}", lambda: table.store.cash_out(table.id, user_id, key)
+        )
+    del table.seats[info.seat]
+    del table.by_user[info.user_id]
+    publishing.emit(
+        table,
+        {
+            "type": "left",
+            "seat": info.seat,
+            "user_id": info.user_id,
+            "amount": amount,
+            "reason": reason,
+        },
+    )
+    publishing.emit_seats(table)
+    return amount
+
+
+async def sit_out(table: Table, msg: m.SitOut) -> dict[str, Any]:
+    info = table.seat_of(msg.user_id)
+    info.sitting_out = True
+    publishing.emit_seats(table)
+    await save_state(table)
+    return {"sitting_out": True}
+
+
+async def sit_in(table: Table, msg: m.SitIn) -> dict[str, Any]:
+    info = table.seat_of(msg.user_id)
+    if info.stack <= 0 and not info.top_ups:
+        raise TableError("no_chips", "top up before sitting back in")
+    info.sitting_out = False
+    info.sat_out_hands = 0
+    publishing.emit_seats(table)
+    await save_state(table)
+    dealing.schedule_hand(table)
+    return {"sitting_out": False}
+
+
+async def auto_post(table: Table, msg: m.AutoPost) -> dict[str, Any]:
+    info = table.seat_of(msg.user_id)
+    info.auto_post = msg.on
+    publishing.emit_seats(table)
+    return {"auto_post": msg.on}
+
+
+async def post_ante(table: Table, msg: m.PostAnte) -> dict[str, Any]:
+    info = table.seat_of(msg.user_id)
+    info.posted = True
+    info.sitting_out = False
+    dealing.schedule_hand(table)
+    return {"posted": True}
+
+
+async def save_state(table: Table) -> None:
+    try:
+        await table.store.save_state(
+            table.id,
+            members=table.members,
+            bots={i.user_id for i in table.seats.values() if i.bot},
+            sitting_out={i.user_id: i.sitting_out for i in table.seats.values()},
+        )
+    except Exception:
+        log.exception("table %s: could not save its state", table.id)
+
+
+async def caught_up(table: Table) -> None:
+    """Wait (briefly) until this table's hand records are in the database, so a chip
+    move reads stacks that are up to date; refuse it if the database is behind."""
+    if not await table.writer.drain(table.id, DRAIN_WAIT):
+        raise TableError(
+            "try_again", "the table is still saving its last hand; try again in a moment"
+        )
