@@ -15,6 +15,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.engine import Hand, commitment
+from app.engine.cards import Card
 from app.store import ledger
 from app.store.hand_models import HandPlayer, HandRecord, HandStatus
 from app.store.types import utcnow
@@ -51,6 +53,40 @@ class HandFinish:
     rake: int
     deltas: dict[int, int]  # user id -> stack change (sums to -rake)
     ended_at: datetime = field(default_factory=utcnow)
+
+    @classmethod
+    def from_hand(
+        cls,
+        start: HandStart,
+        hand: Hand,
+        *,
+        deck: Sequence[Card],
+        salt: bytes,
+        inputs: list[list[Any]],
+        deltas: dict[int, int],
+    ) -> HandFinish:
+        """The record of a finished `hand`: its events, the deal revealed, and its result."""
+        result = hand.result
+        assert result is not None
+        return cls(
+            start=start,
+            salt=salt.hex(),
+            deck=commitment.deck_text(deck),
+            events=[event.to_dict() for event in hand.events],
+            inputs=inputs,
+            result={
+                "pots": [{"amount": p.amount, "eligible": list(p.eligible)} for p in result.pots],
+                "awards": [award.to_dict() for award in result.awards],
+                "stacks": {str(seat): stack for seat, stack in result.stacks.items()},
+                "deltas": {str(user): delta for user, delta in deltas.items()},
+                "rake": result.rake,
+                "showdown": result.showdown,
+                "showdown_seats": sorted(hand.showdown_hands()),
+                "street": result.street,
+            },
+            rake=result.rake,
+            deltas=deltas,
+        )
 
 
 def _new_row(start: HandStart) -> HandRecord:

@@ -246,23 +246,12 @@ async def finish_hand(table: Table) -> None:
     }
     recording = table.recording
     assert recording is not None
-    finish = HandFinish(
-        start=recording.start,
-        salt=recording.salt.hex(),
-        deck=commitment.deck_text(recording.deck),
-        events=[event.to_dict() for event in hand.events],
+    finish = HandFinish.from_hand(
+        recording.start,
+        hand,
+        deck=recording.deck,
+        salt=recording.salt,
         inputs=recording.inputs,
-        result={
-            "pots": [{"amount": p.amount, "eligible": list(p.eligible)} for p in result.pots],
-            "awards": [award.to_dict() for award in result.awards],
-            "stacks": {str(seat): stack for seat, stack in result.stacks.items()},
-            "deltas": {str(user): delta for user, delta in deltas.items()},
-            "rake": result.rake,
-            "showdown": result.showdown,
-            "showdown_seats": sorted(hand.showdown_hands()),
-            "street": result.street,
-        },
-        rake=result.rake,
         deltas=deltas,
     )
     # the record and its settlement commit together, off the hot path: deal on

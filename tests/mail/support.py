@@ -210,24 +210,8 @@ async def store_showdown_hand(db: Database, users: dict[int, User], hand_id: str
         ],
         commitment=commitment.commit(deck_cards, salt),
     )
-    finish = HandFinish(
-        start=start,
-        salt=salt.hex(),
-        deck=commitment.deck_text(deck_cards),
-        events=[event.to_dict() for event in hand.events],
-        inputs=inputs,
-        result={
-            "pots": [{"amount": p.amount, "eligible": list(p.eligible)} for p in result.pots],
-            "awards": [award.to_dict() for award in result.awards],
-            "stacks": {str(seat): stack for seat, stack in result.stacks.items()},
-            "deltas": {str(user): delta for user, delta in deltas.items()},
-            "rake": result.rake,
-            "showdown": result.showdown,
-            "showdown_seats": sorted(hand.showdown_hands()),
-            "street": result.street,
-        },
-        rake=result.rake,
-        deltas=deltas,
+    finish = HandFinish.from_hand(
+        start, hand, deck=deck_cards, salt=salt, inputs=inputs, deltas=deltas
     )
     async with db.transaction() as session:
         await hands.record_start(session, start)
