@@ -8,6 +8,8 @@ Public API (everything below is importable from `app.engine`)::
                   timeout_action="all_in", showdown_first_when_checked="first_to_act")
     hand = Hand.start(rules, [SeatSpec(0, 1000), SeatSpec(3, 800)], button=0,
                       deck=shuffled_deck(), reshuffle_seed=b"...")
+    # or reshuffle_order=f: R9's gathered cards (burns, then stub) -> the order to deal them
+    # in, instead of the seeded order (a replay deals what a history records)
     hand.events          # list[Event]: antes, the third-street deal, BringInDue so far
     hand.to_act          # seat to act (a wager or a show/muck decision); None when over
     hand.legal_actions() # LegalActions: exact amounts ("to" amounts for wagers)
@@ -98,7 +100,7 @@ from app.engine.events import (
 from app.engine.hand import Hand
 from app.engine.pots import Pot
 from app.engine.rules import MAX_SEATS, Rules, SeatSpec
-from app.engine.state import HandResult, Phase, SeatState
+from app.engine.state import HandResult, Phase, ReshuffleOrder, SeatState
 from app.engine.variants import VARIANTS, Variant, VariantSpec, spec_of
 from app.engine.views import observer_view, view_for
 
@@ -132,6 +134,7 @@ __all__ = [
     "PotAwarded",
     "Raised",
     "RakeTaken",
+    "ReshuffleOrder",
     "Rules",
     "SeatSpec",
     "SeatState",

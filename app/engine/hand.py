@@ -14,7 +14,7 @@ from app.engine.cards import DECK, Card
 from app.engine.events import Event, Folded, TimedOut
 from app.engine.flow import HandFlow
 from app.engine.rules import MAX_SEATS, Rules, SeatSpec
-from app.engine.state import Dealer, Phase, Player, SeatState
+from app.engine.state import Dealer, Phase, Player, ReshuffleOrder, SeatState
 from app.engine.validation import validate
 
 
@@ -32,11 +32,13 @@ class Hand(HandFlow):
         button: int,
         deck: Sequence[Card],
         reshuffle_seed: bytes = b"",
+        reshuffle_order: ReshuffleOrder | None = None,
     ) -> Hand:
         """Post the antes (R6), deal third street (R7) and prompt the bring-in (R10, R11).
 
         `deck` is the 52-card order, dealt from index 0; `reshuffle_seed` orders R9's
-        reshuffle (see `Dealer.reshuffle`)."""
+        reshuffle (see `Dealer.reshuffle`), unless `reshuffle_order` is given: it gets the
+        gathered cards (burns, then stub) and returns the order to deal them in."""
         if not 2 <= len(seats) <= MAX_SEATS:
             raise ValueError("a hand needs 2 to 8 players (R1)")
         if len({s.seat for s in seats}) != len(seats):
@@ -47,7 +49,8 @@ class Hand(HandFlow):
             raise ValueError("the deck must hold each of the 52 cards once")
         order = sorted(seats, key=lambda s: (s.seat - button - 1) % MAX_SEATS)
         players = [Player(s.seat, s.stack) for s in order]
-        hand = cls(rules, players, button, Dealer([DECK[c] for c in deck], bytes(reshuffle_seed)))
+        dealer = Dealer([DECK[c] for c in deck], bytes(reshuffle_seed), reshuffle_order)
+        hand = cls(rules, players, button, dealer)
         hand._begin()
         return hand
 

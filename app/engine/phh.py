@@ -56,7 +56,7 @@ from app.engine.events import (
 )
 from app.engine.hand import Hand
 from app.engine.rules import MAX_SEATS, Rules, SeatSpec
-from app.engine.state import Dealer, Phase
+from app.engine.state import Phase, ReshuffleOrder
 from app.engine.variants import VARIANTS, Variant
 
 CODES: dict[str, Variant] = {spec.phh_code: v for v, spec in VARIANTS.items()}
@@ -261,21 +261,15 @@ class _Line:
     timeout: bool = False
 
 
-class _ReplayDealer(Dealer):
-    """Deals R9's reshuffled cards in the order the history records them."""
+def _in_recorded_order(wanted: list[Card]) -> ReshuffleOrder:
+    """R9's reshuffle for a replay: the gathered cards the history deals next come first, in
+    its order; the rest follow as gathered."""
 
-    __slots__ = ("wanted",)
+    def order(gathered: Sequence[Card]) -> list[Card]:
+        first = [c for c in wanted if c in gathered]
+        return first + [c for c in gathered if c not in first]
 
-    def __init__(self, cards: list[Card], seed: bytes, wanted: list[Card]) -> None:
-        super().__init__(cards, seed)
-        self.wanted = wanted
-
-    def reshuffle(self) -> int:
-        gathered = self.burns + self.cards[self.pos :]
-        wanted = [c for c in self.wanted if c in gathered]
-        rest = [c for c in gathered if c not in wanted]
-        self.cards, self.pos, self.burns = wanted + rest, 0, []
-        return len(gathered)
+    return order
 
 
 def read_phh(text: str) -> dict[str, Any]:
@@ -304,14 +298,14 @@ def replay_phh(text: str) -> PHHReplay:
     deck, wanted = _deck(dealt, community)
     try:
         hand = Hand.start(
-            rules, [SeatSpec(s, c) for s, c in zip(seats, stacks, strict=True)], button, deck
+            rules,
+            [SeatSpec(s, c) for s, c in zip(seats, stacks, strict=True)],
+            button,
+            deck,
+            reshuffle_order=_in_recorded_order(wanted),
         )
     except ValueError as exc:
         raise PHHError(str(exc)) from None
-    old = hand.dealer
-    dealer = _ReplayDealer(old.cards, old.seed, wanted)
-    dealer.pos, dealer.burns = old.pos, old.burns
-    hand.dealer = dealer
     _Replayer(hand, seats, lines, dealt).run()
     return PHHReplay(hand, seats, [hand.stacks[s] for s in seats])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from hashlib import sha256
@@ -87,20 +88,27 @@ class HandResult:
     street: int
 
 
+ReshuffleOrder = Callable[[Sequence[Card]], Sequence[Card]]
+"""Given R9's gathered cards (the burns, then the stub), the order to deal them in: the
+same cards, each once."""
+
+
 class Dealer:
     """The deck in deal order, the burns, and R9's deterministic reshuffle.
 
     The reshuffle orders the gathered cards (burns and stub) by ``sha256(seed + bytes([card]))``
     where `seed` is the hand's committed `reshuffle_seed`: verifiable, and no randomness inside.
+    A `ReshuffleOrder` given instead decides the order (a replay deals what a history records).
     """
 
-    __slots__ = ("burns", "cards", "pos", "seed")
+    __slots__ = ("burns", "cards", "order", "pos", "seed")
 
-    def __init__(self, cards: list[Card], seed: bytes) -> None:
+    def __init__(self, cards: list[Card], seed: bytes, order: ReshuffleOrder | None = None) -> None:
         self.cards = cards
         self.pos = 0
         self.burns: list[Card] = []
         self.seed = seed
+        self.order = order
 
     @property
     def left(self) -> int:
@@ -119,6 +127,9 @@ class Dealer:
         """Gather the burns and the stub and shuffle them (R9); returns how many."""
         seed = self.seed
         gathered = self.burns + self.cards[self.pos :]
-        gathered.sort(key=lambda c: sha256(seed + bytes((c,))).digest())
+        if self.order is None:
+            gathered.sort(key=lambda c: sha256(seed + bytes((c,))).digest())
+        else:
+            gathered = list(self.order(gathered))
         self.cards, self.pos, self.burns = gathered, 0, []
         return len(gathered)
