@@ -52,7 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-DOC = ROOT / "docs" / "benchmarks.md"
+from benchmarks.machine import DOC, machine, write_section  # noqa: E402
+
 SECTION = "## Server"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SEATS = 6
@@ -536,17 +537,8 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
 # -- the report ----------------------------------------------------------------------------
 
 
-def machine() -> str:
-    model = "unknown CPU"
-    with contextlib.suppress(OSError):
-        found = re.search(r"^model name\s*:\s*(.*)$", Path("/proc/cpuinfo").read_text(), re.M)
-        if found:
-            model = found.group(1).strip()
-    return (
-        f"{model}, {os.cpu_count()} cores, Python {platform.python_version()} "
-        f"({platform.python_implementation()}), {platform.system()} {platform.release()}, "
-        f"{datetime.now(UTC):%Y-%m-%d}"
-    )
+def machine_and_date() -> str:
+    return f"{machine()} {platform.release()}, {datetime.now(UTC):%Y-%m-%d}"
 
 
 def report(args: argparse.Namespace, stud: Result, bare: Result) -> str:
@@ -574,7 +566,7 @@ def report(args: argparse.Namespace, stud: Result, bare: Result) -> str:
     return f"""{SECTION}
 
 `python benchmarks/server.py --tables {args.tables}` ({size}; written by the benchmark).
-Machine: {machine()}.
+Machine: {machine_and_date()}.
 
 {args.tables} tables x {SEATS} seated bots (Stud; think time {args.bot_delay_ms} ms +-25% by
 table, so that tables do not act in step; pause
@@ -608,23 +600,6 @@ HEADER = (
     "| server CPU µs/frame | server CPU (1 core) | RSS MB (peak) |\n"
     "|---|---|---|---|---|---|---|---|---|---|"
 )
-
-
-def write_section(text: str) -> None:
-    """Replace only the "Server" section of docs/benchmarks.md (re-read just before)."""
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    current = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    lines = current.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == SECTION), None)
-    if start is None:
-        new = current.rstrip("\n") + "\n\n" + text
-    else:
-        end = next(
-            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
-        )
-        rest = "".join(lines[end:])
-        new = "".join(lines[:start]) + text + ("\n" + rest if rest else "")
-    DOC.write_text(new)
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -673,7 +648,7 @@ async def bench(args: argparse.Namespace) -> int:
     if args.quick and not args.no_write:
         print(f"--quick: {DOC.relative_to(ROOT)} keeps the full-size result")
     elif not args.no_write:
-        write_section(text)
+        write_section(SECTION, text)
         print(f"wrote the {SECTION!r} section of {DOC.relative_to(ROOT)}")
     return 0
 
