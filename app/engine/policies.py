@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from app.engine.actions import Action, ActionKind, LegalActions
+from app.engine.actions import WAGERS, Action, ActionKind, LegalActions
 from app.engine.hand import Hand
 
 Policy = Callable[[LegalActions], Action]
@@ -20,6 +20,7 @@ _CHECK = Action(ActionKind.CHECK)
 _CALL = Action(ActionKind.CALL)
 _SHOW = Action(ActionKind.SHOW)
 _MUCK = Action(ActionKind.MUCK)
+_WAGERS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
 
 
 def calldown_policy(legal: LegalActions) -> Action:
@@ -54,13 +55,7 @@ def random_policy(rng: random.Random, *, fold: float = 0.12, wager: float = 0.35
             if legal.show and legal.muck:
                 return _SHOW if rng.random() < 0.5 else _MUCK
             return _SHOW if legal.show else _MUCK
-        wagers: list[Action] = []
-        if legal.bring_in is not None:
-            wagers.append(Action(ActionKind.BRING_IN, legal.bring_in))
-        if legal.complete is not None:
-            wagers.append(Action(ActionKind.COMPLETE, legal.complete))
-        wagers.extend(Action(ActionKind.BET, amount) for amount in legal.bets)
-        wagers.extend(Action(ActionKind.RAISE, amount) for amount in legal.raises)
+        wagers = [action for action in legal.actions() if action.kind in WAGERS]
         passive: Action | None = None
         if legal.check:
             passive = _CHECK
