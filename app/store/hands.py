@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Hand, commitment
@@ -89,43 +89,54 @@ class HandFinish:
         )
 
 
-def _new_row(start: HandStart) -> HandRecord:
-    return HandRecord(
-        id=start.hand_id,
-        table_id=start.table_id,
-        table_name=start.table_name,
-        max_seats=start.max_seats,
-        variant=start.variant,
-        rules=dict(start.rules),
-        button=start.button,
-        seats=[dict(s) for s in start.seats],
-        commitment=start.commitment,
-        status=HandStatus.LIVE,
-        started_at=start.started_at,
-        rake=0,
+def _row_values(start: HandStart) -> dict[str, Any]:
+    return {
+        "id": start.hand_id,
+        "table_id": start.table_id,
+        "table_name": start.table_name,
+        "max_seats": start.max_seats,
+        "variant": start.variant,
+        "rules": dict(start.rules),
+        "button": start.button,
+        "seats": [dict(s) for s in start.seats],
+        "commitment": start.commitment,
+        "status": HandStatus.LIVE,
+        "started_at": start.started_at,
+        "rake": 0,
+    }
+
+
+async def _insert(session: AsyncSession, start: HandStart) -> None:
+    """The live row and its players: two Core statements (no ORM unit of work)."""
+    await session.execute(insert(HandRecord).values(_row_values(start)))
+    if not start.seats:
+        return
+    await session.execute(
+        insert(HandPlayer),
+        [
+            {
+                "hand_id": start.hand_id,
+                "user_id": s["user_id"],
+                "seat_no": s["seat"],
+                "started_at": start.started_at,
+            }
+            for s in start.seats
+        ],
     )
 
 
-async def _players(session: AsyncSession, start: HandStart) -> None:
-    session.add_all(
-        HandPlayer(
-            hand_id=start.hand_id,
-            user_id=s["user_id"],
-            seat_no=s["seat"],
-            started_at=start.started_at,
-        )
-        for s in start.seats
+async def _status(session: AsyncSession, hand_id: str) -> str | None:
+    status: str | None = await session.scalar(
+        select(HandRecord.status).where(HandRecord.id == hand_id)
     )
+    return status
 
 
 async def record_start(session: AsyncSession, start: HandStart) -> bool:
     """Write the live hand's row (no cards, no deck). False if it was already written."""
-    if await session.get(HandRecord, start.hand_id) is not None:
+    if await _status(session, start.hand_id) is not None:
         return False
-    session.add(_new_row(start))
-    await session.flush()
-    await _players(session, start)
-    await session.flush()
+    await _insert(session, start)
     return True
 
 
@@ -133,14 +144,11 @@ async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
     """The full record and the ledger settlement (stack changes, rake to the house), in the
     caller's transaction. False (and nothing changes) if the hand was recorded before."""
     start = finish.start
-    row = await session.get(HandRecord, start.hand_id, populate_existing=True)
-    if row is not None and row.status == HandStatus.DONE:
+    status = await _status(session, start.hand_id)
+    if status == HandStatus.DONE:
         return False
-    if row is None:
-        row = _new_row(start)
-        session.add(row)
-        await session.flush()
-        await _players(session, start)
+    if status is None:
+        await _insert(session, start)
     await ledger.settle_hand(
         session,
         table_id=start.table_id,
@@ -149,16 +157,21 @@ async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
         rake=finish.rake,
         memo=f"hand {start.hand_id} at table {start.table_id}, rake {finish.rake}",
     )
-    row.status = HandStatus.DONE
-    row.ended_at = finish.ended_at
-    row.salt = finish.salt
-    row.deck = finish.deck
-    row.events = finish.events
-    row.inputs = finish.inputs
-    row.result = finish.result
-    row.rake = finish.rake
-    row.void_reason = None
-    await session.flush()
+    await session.execute(
+        update(HandRecord)
+        .where(HandRecord.id == start.hand_id)
+        .values(
+            status=HandStatus.DONE,
+            ended_at=finish.ended_at,
+            salt=finish.salt,
+            deck=finish.deck,
+            events=finish.events,
+            inputs=finish.inputs,
+            result=finish.result,
+            rake=finish.rake,
+            void_reason=None,
+        )
+    )
     return True
 
 
