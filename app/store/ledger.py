@@ -530,26 +530,35 @@ async def settle_hand(
     legs = _legs({escrow: -rake, house: rake})
 
     async def plan(accounts: dict[int, LedgerAccount]) -> Legs:
+        # plain rows and one UPDATE (not ORM objects and a flush): this runs once per hand
         seats = {
-            seat.user_id: seat
-            for seat in await session.scalars(
-                select(Seat)
-                .where(Seat.table_id == table_id, Seat.user_id.in_(list(deltas)))
-                .execution_options(populate_existing=True)
+            user: (seat_no, stack)
+            for user, seat_no, stack in await session.execute(
+                select(Seat.user_id, Seat.seat_no, Seat.stack).where(
+                    Seat.table_id == table_id, Seat.user_id.in_(list(deltas))
+                )
             )
         }
         for user, delta in sorted(deltas.items()):
-            seat = seats.get(user)
-            if seat is None:
+            found = seats.get(user)
+            if found is None:
                 raise NotSeated(f"user {user} is not seated at table {table_id}")
-            if seat.stack + delta < 0:
+            seat_no, stack = found
+            if stack + delta < 0:
                 raise InsufficientFunds(
-                    f"seat {seat.seat_no} holds {seat.stack}; it cannot lose {-delta}",
-                    account=f"seat:{table_id}:{seat.seat_no}",
-                    balance=seat.stack,
+                    f"seat {seat_no} holds {stack}; it cannot lose {-delta}",
+                    account=f"seat:{table_id}:{seat_no}",
+                    balance=stack,
                     needed=-delta,
                 )
-            seat.stack += delta
+        moved = {user: delta for user, delta in deltas.items() if delta != 0}
+        if moved:
+            await session.execute(
+                update(Seat)
+                .where(Seat.table_id == table_id, Seat.user_id.in_(list(moved)))
+                .values(stack=Seat.stack + case(moved, value=Seat.user_id))
+                .execution_options(synchronize_session="fetch")
+            )
         return legs
 
     return await _post(
