@@ -195,12 +195,13 @@ async def test_sigkill_mid_hand_then_restart_finds_everything_right(tmp_path: Pa
             ]
             for seat, p in enumerate(players):
                 await p.wait(lambda f: f.get("type") == "snapshot")
+                # before sitting: the first hand's first turn may come right behind the reply
+                p.seat = seat
                 await p.ws.send(
                     json.dumps({"type": "sit", "seat": seat, "amount": 2000, "request_id": "s"})
                 )
                 reply = await p.wait(lambda f: f.get("type") in ("ok", "error"))
                 assert reply["type"] == "ok", reply
-                p.seat = seat
             watcher = players[0]
             await watcher.wait(lambda f: watcher.count("hand_ended") >= 3, timeout=30)
             for p in players:
