@@ -19,22 +19,16 @@ from app.engine import (
     Phase,
     PotAwarded,
     Raised,
-    Rules,
     ShowDeclined,
     TimedOut,
     UncalledBetReturned,
     Variant,
 )
 from app.engine.scripted import play, scripted_hand
+from tests.engine.support import rules
 
 # Seat 0 brings in (2c door) in every hand below; the button is the last seat.
 DOORS = {0: "????2c", 1: "????Kd", 2: "????Qh", 3: "????Js"}
-
-
-def rules(variant: Variant = Variant.STUD, **kw: object) -> Rules:
-    settings: dict[str, object] = {"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40}
-    settings.update(kw)
-    return Rules(variant, **settings)  # type: ignore[arg-type]
 
 
 def table(

@@ -7,40 +7,18 @@ from hashlib import sha256
 import pytest
 
 from app.engine import (
-    Action,
-    ActionKind,
     AntePosted,
     BringInDue,
     BurnsReshuffled,
     CardDealt,
     CommunityCardDealt,
     Hand,
-    Rules,
     SeatSpec,
     Variant,
 )
 from app.engine.cards import DECK, Card, parse_cards
 from app.engine.scripted import dealing_order, play, scripted_deck, scripted_hand
-
-
-def rules(variant: Variant = Variant.STUD, **kw: object) -> Rules:
-    settings: dict[str, object] = {"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40}
-    settings.update(kw)
-    return Rules(variant, **settings)  # type: ignore[arg-type]
-
-
-def passive(hand: Hand, until_street: int = 8) -> None:
-    """Bring in, check, call (or show) until the hand reaches `until_street` or is over."""
-    while hand.to_act is not None and hand.street < until_street:
-        legal = hand.legal_actions()
-        if legal.show:
-            hand.act(legal.seat, Action(ActionKind.SHOW))
-        elif legal.bring_in is not None:
-            hand.act(legal.seat, Action(ActionKind.BRING_IN))
-        elif legal.check:
-            hand.act(legal.seat, Action(ActionKind.CHECK))
-        else:
-            hand.act(legal.seat, Action(ActionKind.CALL))
+from tests.engine.support import passive, rules
 
 
 def dealt(hand: Hand, street: int) -> list[tuple[int, Card | None, bool]]:

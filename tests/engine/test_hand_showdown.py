@@ -15,19 +15,13 @@ from app.engine import (
     Phase,
     PotAwarded,
     RakeTaken,
-    Rules,
     ShowDeclined,
     ShowdownStarted,
     StreetStarted,
     Variant,
 )
 from app.engine.scripted import play, scripted_hand
-
-
-def rules(variant: Variant = Variant.STUD, **kw: object) -> Rules:
-    settings: dict[str, object] = {"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40}
-    settings.update(kw)
-    return Rules(variant, **settings)  # type: ignore[arg-type]
+from tests.engine.support import rules
 
 
 def table(

@@ -25,27 +25,7 @@ from app.engine.phh import PHHError, replay_phh, to_phh
 from app.engine.policies import random_policy
 from app.engine.scripted import play, scripted_hand
 from tests.engine.pokerkit_oracle import replay_strict
-
-
-def rules(variant: Variant = Variant.STUD, **kw: object) -> Rules:
-    settings: dict[str, object] = {"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40}
-    settings.update(kw)
-    return Rules(variant, **settings)  # type: ignore[arg-type]
-
-
-def passive(hand: Hand) -> Hand:
-    """Bring in, check or call to the end; show every hand asked."""
-    while not hand.is_over:
-        legal = hand.legal_actions()
-        if legal.show:
-            hand.act(legal.seat, Action(ActionKind.SHOW))
-        elif legal.bring_in is not None:
-            hand.act(legal.seat, Action(ActionKind.BRING_IN))
-        elif legal.check:
-            hand.act(legal.seat, Action(ActionKind.CHECK))
-        else:
-            hand.act(legal.seat, Action(ActionKind.CALL))
-    return hand
+from tests.engine.support import passive, rules
 
 
 def actions(text: str) -> list[str]:
