@@ -406,6 +406,47 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+@dataclass
+class Window:
+    """What one measuring window saw of the server process and its sockets."""
+
+    connected: int
+    wanted: int
+    cpu: float  # server CPU seconds
+    load: float  # load process CPU seconds
+    wall: float
+    loadavg: float
+    rss: float
+    hwm: float
+
+
+def summarise(
+    c: Counters, lat: list[float], w: Window, *, turns_per_s: float, burst: float
+) -> Result:
+    """One run's result from its counters and sorted latencies (seconds)."""
+    frames = max(1, c.frames)
+    return Result(
+        sockets=w.connected,
+        wanted=w.wanted,
+        seconds=w.wall,
+        frames=c.frames,
+        mean_chars=c.chars / frames,
+        p50_ms=percentile(lat, 0.5) * 1000,
+        p99_ms=percentile(lat, 0.99) * 1000,
+        max_ms=(lat[-1] if lat else float("nan")) * 1000,
+        samples=len(lat),
+        cpu_us=w.cpu / frames * 1e6,
+        server_cpu=w.cpu / w.wall,
+        load_cpu=w.load / w.wall,
+        rss_mb=w.rss,
+        hwm_mb=w.hwm,
+        loadavg=w.loadavg,
+        runqueue=c.runqueue / w.wall,
+        turns_per_s=turns_per_s,
+        burst=burst,
+    )
+
+
 async def measure(
     pid: int, c: Counters, warmup: float, seconds: float
 ) -> tuple[float, float, float, float]:
@@ -462,27 +503,10 @@ async def run_stud(args: argparse.Namespace, work: Path) -> Result:
                 await asyncio.wait_for(ws.close(), 1)
     finally:
         stop(proc)
-    frames = max(1, c.frames)
-    return Result(
-        sockets=connected,
-        wanted=len(seats),
-        seconds=wall,
-        frames=c.frames,
-        mean_chars=c.chars / frames,
-        p50_ms=percentile(lat, 0.5) * 1000,
-        p99_ms=percentile(lat, 0.99) * 1000,
-        max_ms=(lat[-1] if lat else float("nan")) * 1000,
-        samples=len(lat),
-        cpu_us=cpu / frames * 1e6,
-        server_cpu=cpu / wall,
-        load_cpu=load / wall,
-        rss_mb=rss,
-        hwm_mb=hwm,
-        loadavg=loadavg,
-        runqueue=c.runqueue / wall,
-        turns_per_s=c.turns / SEATS / wall,
-        burst=c.frames / max(1, c.turns),
-    )
+    return summarise(
+        c, lat, Window(connected, len(seats), cpu, load, wall, loadavg, rss, hwm),
+        turns_per_s=c.turns / SEATS / wall, burst=c.frames / max(1, c.turns),
+    )  # fmt: skip
 
 
 async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
@@ -511,27 +535,10 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
                 await asyncio.wait_for(ws.close(), 1)
     finally:
         stop(proc)
-    lat = sorted(c.latencies)
-    frames = max(1, c.frames)
-    return Result(
-        sockets=connected,
-        wanted=len(urls),
-        seconds=wall,
-        frames=c.frames,
-        mean_chars=c.chars / frames,
-        p50_ms=percentile(lat, 0.5) * 1000,
-        p99_ms=percentile(lat, 0.99) * 1000,
-        max_ms=(lat[-1] if lat else float("nan")) * 1000,
-        samples=len(lat),
-        cpu_us=cpu / frames * 1e6,
-        server_cpu=cpu / wall,
-        load_cpu=load / wall,
-        rss_mb=rss,
-        hwm_mb=hwm,
-        loadavg=loadavg,
-        runqueue=c.runqueue / wall,
-        burst=burst,
-    )
+    return summarise(
+        c, sorted(c.latencies), Window(connected, len(urls), cpu, load, wall, loadavg, rss, hwm),
+        turns_per_s=0.0, burst=burst,
+    )  # fmt: skip
 
 
 # -- the report ----------------------------------------------------------------------------
