@@ -8,7 +8,6 @@ allowed WebSocket origins) live on `app.state.table_services`, set up by
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -16,6 +15,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
+from app.collector import Collector
 from app.config import get_settings
 from app.fanout import BaseFanout
 from app.store import accounts
@@ -32,6 +32,7 @@ class TableServices:
     manager: TableManager
     passwords: Passwords
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
+    collector: Collector | None = None
 
 
 async def start_table_services(
@@ -46,20 +47,22 @@ async def start_table_services(
     freeze_gc: bool = True,
 ) -> TableServices:
     """Make the table manager, restore the open tables from the database, publish it on
-    `app.state.table_services`. Then `gc.freeze()`: everything made at start-up (modules,
-    the restored tables) leaves the collector's view, so a full collection with thousands of
-    sockets open no longer stalls every table for a few hundred ms (DESIGN.md)."""
+    `app.state.table_services`. Then the garbage collector keeps to `app.collector`'s
+    schedule, so a full collection with thousands of sockets open no longer stalls every
+    table for a few hundred ms every few seconds."""
     manager = manager or TableManager(LedgerTableStore(db), fanout, clock)
     await manager.restore()
+    collector = None
     if freeze_gc:
-        gc.collect()
-        gc.freeze()
+        collector = Collector()
+        collector.start()
     services = TableServices(
         db,
         fanout,
         manager,
         passwords or Passwords(time_cost=1, memory_kib=8192, parallelism=1),
         allowed_origins,
+        collector,
     )
     app.state.table_services = services
     return services
@@ -69,6 +72,8 @@ async def stop_table_services(app: FastAPI) -> None:
     services: TableServices | None = getattr(app.state, "table_services", None)
     if services is not None:
         await services.manager.stop()
+        if services.collector is not None:
+            await services.collector.stop()
 
 
 def get_services(conn: HTTPConnection) -> TableServices:

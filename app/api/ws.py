@@ -114,21 +114,31 @@ class Connection:
             self.last_sent = answer["v"]
 
     async def pump(self) -> None:
-        """Forward the table's events in order, each once."""
+        """Forward the table's events in order, each once: everything queued at a wake-up
+        goes out under one hold of the send lock."""
         user_marker = f'"user_id":{self.player.user_id},'
-        async for _channel, text in self.sub:
-            if text is GAP:
-                await self.resync(self.last_sent, self.table.epoch)
-                continue
-            v = version_of(text)
-            if v <= self.last_sent:
-                continue  # already sent (a resync, or the private twin of a placeholder)
+        sub = self.sub
+        send = self.ws.send_text
+        while True:
+            try:
+                items = await sub.batch()
+            except StopAsyncIteration:
+                return
+            left = False
             async with self.lock:
-                if v <= self.last_sent:
-                    continue
-                await self.ws.send_text(text)
-                self.last_sent = v
-            if '"type":"left"' in text and user_marker in text:
+                for _channel, text in items:
+                    if text is GAP:
+                        break
+                    v = version_of(text)
+                    if v <= self.last_sent:
+                        continue  # already sent (a resync, or a placeholder's private twin)
+                    await send(text)
+                    self.last_sent = v
+                    if '"type":"left"' in text and user_marker in text:
+                        left = True
+            if any(text is GAP for _channel, text in items):
+                await self.resync(self.last_sent, self.table.epoch)
+            if left:
                 await self.follow_seat(None)
 
 

@@ -35,6 +35,10 @@ class Clock(Protocol):
 class RealClock:
     """The event loop's clock."""
 
+    def __init__(self) -> None:
+        # kept: asking for the running loop costs a getpid() call on Python 3.11
+        self._loop: asyncio.AbstractEventLoop | None = None
+
     def monotonic(self) -> float:
         return time.monotonic()
 
@@ -42,7 +46,10 @@ class RealClock:
         return time.time()
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
-        return asyncio.get_running_loop().call_later(max(0.0, delay), callback)
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = self._loop = asyncio.get_running_loop()
+        return loop.call_later(max(0.0, delay), callback)
 
 
 class _FakeTimer:

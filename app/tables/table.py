@@ -24,6 +24,7 @@ from typing import Any
 from app.engine import Hand
 from app.engine.cards import Card, shuffled_deck
 from app.fanout import BaseFanout, channels
+from app.inbox import Inbox
 from app.tables import dealing, hosting, publishing, seating
 from app.tables import messages as m
 from app.tables.clock import Clock, TimerHandle
@@ -94,7 +95,7 @@ class Table:
         self.hands_played = 0
         self.viewers: dict[int, int] = {}  # user -> open sockets (Join / Unwatch)
         self.observers = 0  # connected users not seated, as last announced
-        self.mailbox: asyncio.Queue[tuple[m.Message, asyncio.Future[Any] | None]] = asyncio.Queue()
+        self.mailbox: Inbox[tuple[m.Message, asyncio.Future[Any] | None]] = Inbox()
         self.task: asyncio.Task[None] | None = None
         self.outgoing: list[tuple[str, str]] = []
         self.turn_timer: TimerHandle | None = None
