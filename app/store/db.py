@@ -22,6 +22,8 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from app.store import sqlite
+
 _IMMEDIATE = "stud_sqlite_immediate"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
@@ -36,6 +38,8 @@ class Database:
             database = self.url.database or ""
             if database and database != ":memory:" and not database.startswith("file:"):
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
+            if self.url.get_driver_name() == "aiosqlite":
+                engine_kwargs.setdefault("module", sqlite.dbapi())  # one trip per statement
         self.engine: AsyncEngine = create_async_engine(self.url, **engine_kwargs)
         if self.is_sqlite:
             _sqlite_transactions(self.engine)
