@@ -28,6 +28,9 @@ def _fast_init(cls: _E) -> _E:
     return cls
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _jsonable(name: str, value: Any) -> Any:
     if name in _CARD_FIELDS:
         if value is None:
@@ -53,8 +56,11 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "audience": self.audience}
-        for f in fields(self):
-            out[f.name] = _jsonable(f.name, getattr(self, f.name))
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:  # once per event class: `fields()` is slow for every event
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in fields(self))
+        for name in names:
+            out[name] = _jsonable(name, getattr(self, name))
         return out
 
 

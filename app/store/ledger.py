@@ -226,9 +226,7 @@ async def _post(
     """Claim the key, lock `lock`, let `plan` check and change seats and return the legs, then
     write the entries and balances. `expected` (when the legs are known up front) is what a
     replay of the key must match."""
-    earlier = await _find(session, kind, key)
-    if earlier is not None:
-        return _replay(earlier, expected)
+    # no look-up first: claiming the key fails on a replay, and a replay is rare
     try:
         async with session.begin_nested():
             inserted = await session.execute(
