@@ -125,7 +125,7 @@ async def test_real_hands_are_recorded_verify_and_replay_in_pokerkit(db: Databas
 async def test_r24_history_shows_showdown_cards_never_folded_ones(db: Database) -> None:
     manager, table, clock, users = await seated_table(db, 3, "stud")
     try:
-        await play_hands(table, clock, 3, fold_seat=1)
+        await play_hands(table, clock, 8, fold_seat=1)  # seat 1 folds only facing a bet
         await table.request(m.Sync())
     finally:
         await manager.stop()

@@ -17,7 +17,7 @@ from tests.store.hands_play import play_hands, seated_table
 async def test_deal_revealed_verifies_and_hides_folded_and_mucked_cards(db: Database) -> None:
     manager, table, clock, _ = await seated_table(db, 3, "stud")
     try:
-        await play_hands(table, clock, 4, fold_seat=1)
+        await play_hands(table, clock, 6, fold_seat=1)  # some fold, some muck
         await table.request(m.Sync())
         public = [json.loads(text) for _, text, user in table.ring if user is None]
     finally:
