@@ -265,3 +265,27 @@ async def test_a_caller_cancelled_while_subscribing_leaves_others_undisturbed(
     await fanout.publish(TABLE, "undisturbed")
     assert await receive(others) == (TABLE, "undisturbed")  # no GAP first
     await others.close()
+
+
+async def test_a_batch_is_everything_queued_in_order_from_followed_channels(
+    make_fanout: FanoutFactory,
+) -> None:
+    publisher, listener = make_fanout(), make_fanout()
+    async with listener.subscribe(TABLE, SEAT_1) as sub:
+        await publisher.publish_many([(TABLE, "1"), (SEAT_1, "2"), (TABLE, "3")])
+        got: list[tuple[str, object]] = []
+        while len(got) < 3:  # Redis may hand them over in more than one piece
+            got += await asyncio.wait_for(sub.batch(), TIMEOUT)
+        assert got == [(TABLE, "1"), (SEAT_1, "2"), (TABLE, "3")]
+        await sub.remove(SEAT_1)
+        await publisher.publish_many([(SEAT_1, "hidden"), (TABLE, "5")])
+        assert await asyncio.wait_for(sub.batch(), TIMEOUT) == [(TABLE, "5")]
+    with pytest.raises(StopAsyncIteration):
+        await sub.batch()
+
+
+async def test_a_dropped_subscriber_gets_overflow_from_batch_too(fanout: BaseFanout) -> None:
+    slow = await fanout.subscribe(TABLE, queue_size=2)
+    await fanout.publish_many((TABLE, str(i)) for i in range(5))
+    with pytest.raises(SubscriptionOverflow):
+        await slow.batch()
