@@ -108,10 +108,11 @@ def _row_values(start: HandStart) -> dict[str, Any]:
 
 async def _insert(session: AsyncSession, start: HandStart) -> None:
     """The live row and its players: two Core statements (no ORM unit of work)."""
-    await session.execute(insert(HandRecord).values(_row_values(start)))
+    conn = await session.connection()
+    await conn.execute(insert(HandRecord).values(_row_values(start)))
     if not start.seats:
         return
-    await session.execute(
+    await conn.execute(
         insert(HandPlayer),
         [
             {
@@ -126,7 +127,8 @@ async def _insert(session: AsyncSession, start: HandStart) -> None:
 
 
 async def _status(session: AsyncSession, hand_id: str) -> str | None:
-    status: str | None = await session.scalar(
+    conn = await session.connection()
+    status: str | None = await conn.scalar(
         select(HandRecord.status).where(HandRecord.id == hand_id)
     )
     return status
@@ -157,7 +159,7 @@ async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
         rake=finish.rake,
         memo=f"hand {start.hand_id} at table {start.table_id}, rake {finish.rake}",
     )
-    await session.execute(
+    await (await session.connection()).execute(
         update(HandRecord)
         .where(HandRecord.id == start.hand_id)
         .values(

@@ -229,7 +229,8 @@ async def _post(
     # no look-up first: claiming the key fails on a replay, and a replay is rare
     try:
         async with session.begin_nested():
-            inserted = await session.execute(
+            conn = await session.connection()
+            inserted = await conn.execute(
                 insert(LedgerTransaction)
                 .values(
                     kind=str(kind),
@@ -253,7 +254,7 @@ async def _post(
                         needed=-amount,
                     )
             if legs:
-                await session.execute(
+                await conn.execute(
                     insert(LedgerEntry),
                     [
                         {"transaction_id": transaction_id, "account_id": a, "amount": n}
@@ -261,7 +262,7 @@ async def _post(
                     ],
                 )
                 moved = dict(legs)
-                await session.execute(
+                await conn.execute(
                     update(LedgerAccount)
                     .where(LedgerAccount.id.in_(list(moved)))
                     .values(balance=LedgerAccount.balance + case(moved, value=LedgerAccount.id))
@@ -528,10 +529,12 @@ async def settle_hand(
     legs = _legs({escrow: -rake, house: rake})
 
     async def plan(accounts: dict[int, LedgerAccount]) -> Legs:
-        # plain rows and one UPDATE (not ORM objects and a flush): this runs once per hand
+        # plain rows and one Core UPDATE (not ORM objects, a flush or an ORM "fetch"): this
+        # runs once per hand, and the ORM's bookkeeping was most of its cost
+        conn = await session.connection()
         seats = {
             user: (seat_no, stack)
-            for user, seat_no, stack in await session.execute(
+            for user, seat_no, stack in await conn.execute(
                 select(Seat.user_id, Seat.seat_no, Seat.stack).where(
                     Seat.table_id == table_id, Seat.user_id.in_(list(deltas))
                 )
@@ -551,12 +554,14 @@ async def settle_hand(
                 )
         moved = {user: delta for user, delta in deltas.items() if delta != 0}
         if moved:
-            await session.execute(
+            await conn.execute(
                 update(Seat)
                 .where(Seat.table_id == table_id, Seat.user_id.in_(list(moved)))
                 .values(stack=Seat.stack + case(moved, value=Seat.user_id))
-                .execution_options(synchronize_session="fetch")
             )
+            for held in list(session.identity_map.values()):  # a caller's copies, if any
+                if isinstance(held, Seat) and held.table_id == table_id and held.user_id in moved:
+                    session.expire(held, ["stack"])
         return legs
 
     return await _post(
