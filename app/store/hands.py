@@ -13,6 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Hand, commitment
@@ -106,12 +108,18 @@ def _row_values(start: HandStart) -> dict[str, Any]:
     }
 
 
-async def _insert(session: AsyncSession, start: HandStart) -> None:
-    """The live row and its players: two Core statements (no ORM unit of work)."""
+async def _insert(session: AsyncSession, start: HandStart) -> bool:
+    """The live row and its players: two Core statements (no ORM unit of work). False, and
+    nothing written, if the row was there already."""
     conn = await session.connection()
-    await conn.execute(insert(HandRecord).values(_row_values(start)))
+    insert_new = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    added = await conn.execute(
+        insert_new(HandRecord).values(_row_values(start)).on_conflict_do_nothing()
+    )
+    if added.rowcount != 1:
+        return False
     if not start.seats:
-        return
+        return True
     await conn.execute(
         insert(HandPlayer),
         [
@@ -124,6 +132,7 @@ async def _insert(session: AsyncSession, start: HandStart) -> None:
             for s in start.seats
         ],
     )
+    return True
 
 
 async def _status(session: AsyncSession, hand_id: str) -> str | None:
@@ -136,10 +145,7 @@ async def _status(session: AsyncSession, hand_id: str) -> str | None:
 
 async def record_start(session: AsyncSession, start: HandStart) -> bool:
     """Write the live hand's row (no cards, no deck). False if it was already written."""
-    if await _status(session, start.hand_id) is not None:
-        return False
-    await _insert(session, start)
-    return True
+    return await _insert(session, start)
 
 
 async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
@@ -158,6 +164,7 @@ async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
         deltas=finish.deltas,
         rake=finish.rake,
         memo=f"hand {start.hand_id} at table {start.table_id}, rake {finish.rake}",
+        fresh=True,  # not DONE: the settlement commits with the record, so it was never posted
     )
     await (await session.connection()).execute(
         update(HandRecord)

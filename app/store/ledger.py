@@ -222,57 +222,23 @@ async def _post(
     lock: Sequence[int],
     plan: Plan,
     expected: Legs | None,
+    fresh: bool = False,
 ) -> Posted:
     """Claim the key, lock `lock`, let `plan` check and change seats and return the legs, then
     write the entries and balances. `expected` (when the legs are known up front) is what a
-    replay of the key must match."""
+    replay of the key must match. `fresh`: the caller knows the key was never posted (a
+    hand's settlement commits with its record), so no savepoint is kept to fall back to."""
+    if fresh:
+        try:
+            return await _write(session, kind, key, memo, lock, plan)
+        except IntegrityError as exc:
+            if "nonnegative" in str(exc.orig):
+                raise InsufficientFunds(f"refused by the database: {exc.orig}") from exc
+            raise
     # no look-up first: claiming the key fails on a replay, and a replay is rare
     try:
         async with session.begin_nested():
-            conn = await session.connection()
-            inserted = await conn.execute(
-                insert(LedgerTransaction)
-                .values(
-                    kind=str(kind),
-                    idempotency_key=_stored_key(kind, key),
-                    memo=memo[:500],
-                    created_at=utcnow(),
-                )
-                .returning(LedgerTransaction.id, LedgerTransaction.created_at)
-            )
-            # the key is claimed: a concurrent twin waits at its own insert, then fails
-            transaction_id, created_at = inserted.one()
-            accounts = await _lock(session, lock)
-            legs = await plan(accounts)
-            for account, amount in legs:
-                held = accounts[account]  # plan only moves locked accounts
-                if held.kind != AccountKind.BANK and held.balance + amount < 0:
-                    raise InsufficientFunds(
-                        f"not enough chips: {held.code} holds {held.balance}, {-amount} needed",
-                        account=held.code,
-                        balance=held.balance,
-                        needed=-amount,
-                    )
-            if legs:
-                await conn.execute(
-                    insert(LedgerEntry),
-                    [
-                        {"transaction_id": transaction_id, "account_id": a, "amount": n}
-                        for a, n in legs
-                    ],
-                )
-                moved = dict(legs)
-                await conn.execute(
-                    update(LedgerAccount)
-                    .where(LedgerAccount.id.in_(list(moved)))
-                    .values(balance=LedgerAccount.balance + case(moved, value=LedgerAccount.id))
-                    .execution_options(synchronize_session=False)
-                )
-                for account, amount in legs:  # keep the session's copies true, unflagged
-                    set_committed_value(
-                        accounts[account], "balance", accounts[account].balance + amount
-                    )
-            await session.flush()
+            posted = await _write(session, kind, key, memo, lock, plan)
     except IntegrityError as exc:
         earlier = await _find(session, kind, key)
         if earlier is not None:  # a concurrent twin posted the key first
@@ -280,6 +246,51 @@ async def _post(
         if "nonnegative" in str(exc.orig):
             raise InsufficientFunds(f"refused by the database: {exc.orig}") from exc
         raise
+    return posted
+
+
+async def _write(
+    session: AsyncSession, kind: str, key: str, memo: str, lock: Sequence[int], plan: Plan
+) -> Posted:
+    conn = await session.connection()
+    inserted = await conn.execute(
+        insert(LedgerTransaction)
+        .values(
+            kind=str(kind),
+            idempotency_key=_stored_key(kind, key),
+            memo=memo[:500],
+            created_at=utcnow(),
+        )
+        .returning(LedgerTransaction.id, LedgerTransaction.created_at)
+    )
+    # the key is claimed: a concurrent twin waits at its own insert, then fails
+    transaction_id, created_at = inserted.one()
+    accounts = await _lock(session, lock)
+    legs = await plan(accounts)
+    for account, amount in legs:
+        held = accounts[account]  # plan only moves locked accounts
+        if held.kind != AccountKind.BANK and held.balance + amount < 0:
+            raise InsufficientFunds(
+                f"not enough chips: {held.code} holds {held.balance}, {-amount} needed",
+                account=held.code,
+                balance=held.balance,
+                needed=-amount,
+            )
+    if legs:
+        await conn.execute(
+            insert(LedgerEntry),
+            [{"transaction_id": transaction_id, "account_id": a, "amount": n} for a, n in legs],
+        )
+        moved = dict(legs)
+        await conn.execute(
+            update(LedgerAccount)
+            .where(LedgerAccount.id.in_(list(moved)))
+            .values(balance=LedgerAccount.balance + case(moved, value=LedgerAccount.id))
+            .execution_options(synchronize_session=False)
+        )
+        for account, amount in legs:  # keep the session's copies true, unflagged
+            set_committed_value(accounts[account], "balance", accounts[account].balance + amount)
+    await session.flush()
     return Posted(transaction_id, str(kind), key, legs, created_at)
 
 
@@ -509,10 +520,12 @@ async def settle_hand(
     deltas: Mapping[int, int],
     rake: int = 0,
     memo: str = "",
+    fresh: bool = False,
 ) -> Posted:
     """A hand's result: each seated player's stack changes by `deltas[user_id]` (net of what
     they put in and won) and `rake` goes from the escrow to the house (R4). The deltas must sum
-    to `-rake`: the chips stay in the escrow except the rake. Key: the hand id."""
+    to `-rake`: the chips stay in the escrow except the rake. Key: the hand id. `fresh`: the
+    caller knows this hand was never settled (see `_post`)."""
     if not deltas:
         raise LedgerError("a hand's settlement names the seats that played it")
     if type(rake) is not int or rake < 0:
@@ -574,4 +587,5 @@ async def settle_hand(
         lock=[escrow, house],
         plan=plan,
         expected=legs,
+        fresh=fresh,
     )
