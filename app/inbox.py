@@ -58,16 +58,30 @@ class Inbox(Generic[T]):
     def clear(self) -> None:
         self._items.clear()
 
+    def ready(self) -> asyncio.Future[None]:
+        """Done once an item is in: for a reader that then takes what is there itself. One
+        future object per wait, no coroutine: with thousands of sockets waiting, the objects
+        each wait keeps alive are what the garbage collector walks."""
+        waiter = self._waiter
+        if waiter is not None:
+            if not waiter.done():
+                raise RuntimeError("an Inbox has one reader")
+            self._waiter = None  # its reader was cancelled
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            loop = self._loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        if self._items:
+            waiter.set_result(None)
+        else:
+            self._waiter = waiter
+        return waiter
+
     async def get(self) -> T:
         """The oldest item, waiting for one. Only one task may wait at a time."""
         items = self._items
         while not items:
-            if self._waiter is not None:
-                raise RuntimeError("an Inbox has one reader")
-            loop = self._loop
-            if loop is None or loop.is_closed():
-                loop = self._loop = asyncio.get_running_loop()
-            waiter = self._waiter = loop.create_future()
+            waiter = self.ready()
             try:
                 await waiter
             finally:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import pickle
@@ -80,6 +81,19 @@ def serve_stud(port: int, record: Path) -> None:
     from app.tables import messages as m
 
     tables, turns, stamps = array("q"), array("q"), array("d")
+    # every garbage collection: when it ended and how long it took (the latency it adds)
+    gc_ends, gc_seconds = array("d"), array("d")
+    gc_started = [0.0]
+
+    def collection(phase: str, _info: dict[str, Any]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            gc_started[0] = now
+        else:
+            gc_ends.append(time.monotonic())
+            gc_seconds.append(now - gc_started[0])
+
+    gc.callbacks.append(collection)
     post = Table.post
     monotonic = time.monotonic
 
@@ -94,7 +108,7 @@ def serve_stud(port: int, record: Path) -> None:
 
     def dump(_signum: int, _frame: Any) -> None:
         tmp = record.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps((tables, turns, stamps)))
+        tmp.write_bytes(pickle.dumps((tables, turns, stamps, gc_ends, gc_seconds)))
         tmp.rename(record)
 
     signal.signal(signal.SIGUSR1, dump)
@@ -313,6 +327,8 @@ class Counters:
     latencies: array[float] = field(default_factory=lambda: array("d"))
     dropped: int = 0
     runqueue: float = 0.0  # seconds the server waited for a CPU during the window
+    gc_seconds: float = 0.0  # stud server: time in garbage collections during the window
+    gc_longest: float = 0.0  # and the longest one
 
 
 async def read_stud(ws: Any, table_id: int, c: Counters) -> None:
@@ -396,6 +412,8 @@ class Result:
     hwm_mb: float
     loadavg: float = 0.0  # the machine's 1-minute load average at the end of the window
     runqueue: float = 0.0  # share of the window the server spent waiting for a CPU
+    gc_share: float = 0.0  # share of the window spent in garbage collections
+    gc_longest_ms: float = 0.0
     turns_per_s: float = 0.0
     burst: float = 0.0
 
@@ -442,6 +460,8 @@ def summarise(
         hwm_mb=w.hwm,
         loadavg=w.loadavg,
         runqueue=c.runqueue / w.wall,
+        gc_share=c.gc_seconds / w.wall,
+        gc_longest_ms=c.gc_longest * 1000,
         turns_per_s=turns_per_s,
         burst=burst,
     )
@@ -484,13 +504,18 @@ async def run_stud(args: argparse.Namespace, work: Path) -> Result:
         connected = len(sockets)
         print(f"connected {connected} of {len(urls)} sockets in {time.monotonic() - t:.1f} s")
         cpu, load, wall, loadavg = await measure(proc.pid, c, args.warmup, args.seconds)
+        window_end = time.monotonic()
         rss, hwm = memory_mb(proc.pid)
         proc.send_signal(signal.SIGUSR1)
         for _ in range(300):
             if record.exists():
                 break
             await asyncio.sleep(0.05)
-        acts_t, acts_turn, acts_at = pickle.loads(record.read_bytes())
+        acts_t, acts_turn, acts_at, gc_ends, gc_seconds = pickle.loads(record.read_bytes())
+        start = window_end - wall
+        in_window = [d for at, d in zip(gc_ends, gc_seconds, strict=True) if at >= start]
+        c.gc_seconds = sum(in_window)
+        c.gc_longest = max(in_window, default=0.0)
         acted = {(tb << 32) | tn: at for tb, tn, at in zip(acts_t, acts_turn, acts_at, strict=True)}
         lat = []
         for tb, tn, arrival in zip(c.lat_tables, c.lat_turns, c.lat_arrivals, strict=True):
@@ -599,6 +624,8 @@ Measured over {stud.seconds:.0f} s after {args.warmup:.0f} s of warm-up.
   {bare.loadavg:.1f} on {os.cpu_count()} cores; the server's threads waited for a CPU
   (ready to run, another process had it) {stud.runqueue:.0%} and {bare.runqueue:.0%} of the
   window. Other work on the machine inflates latency.
+- Garbage collections in the stud server (`app/collector.py` keeps to its schedule):
+  {stud.gc_share:.1%} of the window, the longest {stud.gc_longest_ms:.0f} ms.
 """
 
 

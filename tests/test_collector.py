@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from app.collector import NEVER, YOUNG, Collector
+from app.collector import MIDDLE, NEVER, YOUNG, Collector
 
 
 class Node:
@@ -30,7 +30,7 @@ async def test_start_freezes_what_exists_and_stops_automatic_full_collections() 
     c.start()
     try:
         assert gc.get_freeze_count() > 0
-        assert gc.get_threshold() == (YOUNG, 10, NEVER)
+        assert gc.get_threshold() == (YOUNG, MIDDLE, NEVER)
     finally:
         await c.stop()
     assert gc.get_threshold() == before

@@ -56,3 +56,25 @@ async def test_a_cancelled_reader_leaves_the_inbox_usable() -> None:
         await reader
     inbox.put_nowait(1)  # no stale waiter swallows it
     assert await inbox.get() == 1
+
+
+async def test_ready_is_a_future_done_once_something_is_in() -> None:
+    inbox: Inbox[int] = Inbox()
+    waiting = inbox.ready()
+    assert not waiting.done()
+    with pytest.raises(RuntimeError, match="one reader"):
+        inbox.ready()
+    inbox.put_nowait(3)
+    await waiting
+    assert inbox.take_all() == [3]
+    inbox.put_nowait(4)
+    assert inbox.ready().done()  # something is in already
+
+
+async def test_a_reader_cancelled_while_ready_can_wait_again() -> None:
+    inbox: Inbox[int] = Inbox()
+    inbox.ready().cancel()
+    again = inbox.ready()
+    inbox.put_nowait(5)
+    await again
+    assert inbox.get_nowait() == 5

@@ -121,9 +121,12 @@ class Connection:
         send = self.ws.send_text
         while True:
             try:
-                items = await sub.batch()
+                items = sub.take()
             except StopAsyncIteration:
                 return
+            if not items:
+                await sub.ready()  # a bare future: the least a waiting socket keeps alive
+                continue
             left = False
             async with self.lock:
                 for _channel, text in items:

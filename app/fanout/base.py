@@ -199,20 +199,26 @@ class Subscription:
         where iterating would."""
         if self._ready is not None and not self._closed:
             await self.wait_ready()
-        queue = self._queue
-        while True:
-            if self._overflowed:
-                raise SubscriptionOverflow(
-                    f"subscriber fell {queue.maxsize} messages behind and was dropped"
-                )
-            if self._closed:
-                raise StopAsyncIteration
-            items: list[Item | None] = [] if queue.qsize() else [await queue.get()]
-            items.extend(queue.take_all())
-            following = self._channels
-            out = [item for item in items if item is not None and item[0] in following]
-            if out:
-                return out
+        while not (items := self.take()):
+            await self.ready()
+        return items
+
+    def take(self) -> list[Item]:
+        """Everything queued now, in order (maybe nothing). Raises `SubscriptionOverflow`
+        or `StopAsyncIteration` where iterating would."""
+        if self._overflowed:
+            raise SubscriptionOverflow(
+                f"subscriber fell {self._queue.maxsize} messages behind and was dropped"
+            )
+        if self._closed:
+            raise StopAsyncIteration
+        following = self._channels
+        queued = self._queue.take_all()
+        return [item for item in queued if item is not None and item[0] in following]
+
+    def ready(self) -> asyncio.Future[None]:
+        """Done once something is queued (or the subscription ended): then `take`."""
+        return self._queue.ready()
 
     # Called by the fan-out.
 
