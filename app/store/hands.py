@@ -135,6 +135,27 @@ async def _insert(session: AsyncSession, start: HandStart) -> bool:
     return True
 
 
+async def record_starts(session: AsyncSession, starts: Sequence[HandStart]) -> None:
+    """Live rows for several hands in two statements; a row written before stays as it is."""
+    conn = await session.connection()
+    insert_new = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    await conn.execute(
+        insert_new(HandRecord).on_conflict_do_nothing(), [_row_values(s) for s in starts]
+    )
+    players = [
+        {
+            "hand_id": start.hand_id,
+            "user_id": seat["user_id"],
+            "seat_no": seat["seat"],
+            "started_at": start.started_at,
+        }
+        for start in starts
+        for seat in start.seats
+    ]
+    if players:
+        await conn.execute(insert_new(HandPlayer).on_conflict_do_nothing(), players)
+
+
 async def _status(session: AsyncSession, hand_id: str) -> str | None:
     conn = await session.connection()
     status: str | None = await conn.scalar(

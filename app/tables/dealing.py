@@ -88,7 +88,9 @@ async def start_hand(table: Table) -> None:
     start = hand_start(table, players, commitment.commit(deck, master))
     table.recording = Recording(start, deck, master)
     # only what is not secret is written while the hand is live
-    table.writer.submit(table.id, f"hand {table.hand_id} start", record_start(table, start))
+    table.writer.submit(
+        table.id, f"hand {table.hand_id} start", record_start(table, start), item=start
+    )
     for info in players:
         info.posted = False
     publishing.emit(
@@ -255,7 +257,7 @@ async def finish_hand(table: Table) -> None:
         deltas=deltas,
     )
     # the record and its settlement commit together, off the hot path: deal on
-    table.writer.submit(table.id, f"hand {table.hand_id}", record_hand(table, finish))
+    table.writer.submit(table.id, f"hand {table.hand_id}", record_hand(table, finish), item=finish)
     # everyone may check the deal now; the cards of hands not shown stay hidden (R24)
     hidden = commitment.down_card_positions(
         recording.deck, finish.events, commitment.table_hidden_seats(finish.events)

@@ -13,6 +13,8 @@ from app.tables.store import TableStore
 from app.tables.table import DeckSource, Table
 from app.tables.writer import HandWriter
 
+WRITE_WINDOW = 0.1  # seconds hand writes wait for other tables' to share a transaction
+
 
 class TableManager:
     def __init__(
@@ -28,7 +30,8 @@ class TableManager:
         self.clock: Clock = clock or RealClock()
         self.deck_source = deck_source
         self.tables: dict[int, Table] = {}
-        self.writer = writer or HandWriter()  # hand records, off the tables' hot path
+        # hand records, off the tables' hot path; many tables' writes per transaction
+        self.writer = writer or HandWriter(write_many=store.record_many, window=WRITE_WINDOW)
 
     def _kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {

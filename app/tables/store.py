@@ -71,6 +71,7 @@ class TableStore(Protocol):
     async def close(self, table_id: int) -> None: ...
     async def record_start(self, start: hands.HandStart) -> None: ...
     async def record_hand(self, finish: hands.HandFinish) -> None: ...
+    async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None: ...
     async def void_interrupted(self) -> list[dict[str, Any]]: ...
     async def user_name(self, user_id: int) -> str: ...
     async def make_bot(self, table_id: int, number: int, chips: int) -> tuple[int, str]: ...
@@ -224,6 +225,17 @@ class LedgerTableStore:
         """The finished hand's record and its settlement, in one transaction."""
         async with self.db.transaction() as s:
             await hands.record_finished(s, finish)
+
+    async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None:
+        """Several tables' hand writes in one transaction: every start row in two statements,
+        then each finished hand as `record_hand` writes it. All or nothing."""
+        async with self.db.transaction() as s:
+            starts = [item for item in items if isinstance(item, hands.HandStart)]
+            if starts:
+                await hands.record_starts(s, starts)
+            for item in items:
+                if isinstance(item, hands.HandFinish):
+                    await hands.record_finished(s, item)
 
     async def void_interrupted(self) -> list[dict[str, Any]]:
         """Void every hand the server died in (start-up, before the tables come back)."""

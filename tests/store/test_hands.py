@@ -41,6 +41,7 @@ async def _finished(db: Database) -> hands.HandFinish:
         captured.append(finish)
 
     table.store.record_hand = capture  # type: ignore[method-assign]
+    manager.writer.write_many = None  # each write on its own, through record_hand
     try:
         await play_hands(table, clock, 1)
         await manager.writer.drain()
