@@ -21,6 +21,7 @@ from app.engine import Hand, commitment
 from app.engine.cards import Card
 from app.store import ledger
 from app.store.hand_models import HandPlayer, HandRecord, HandStatus
+from app.store.models import LedgerAccount
 from app.store.types import utcnow
 
 RESTART = "the server restarted during the hand"
@@ -172,37 +173,62 @@ async def record_start(session: AsyncSession, start: HandStart) -> bool:
 async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
     """The full record and the ledger settlement (stack changes, rake to the house), in the
     caller's transaction. False (and nothing changes) if the hand was recorded before."""
-    start = finish.start
-    status = await _status(session, start.hand_id)
-    if status == HandStatus.DONE:
-        return False
-    if status is None:
-        await _insert(session, start)
-    await ledger.settle_hand(
-        session,
-        table_id=start.table_id,
-        key=start.hand_id,
-        deltas=finish.deltas,
-        rake=finish.rake,
-        memo=f"hand {start.hand_id} at table {start.table_id}, rake {finish.rake}",
-        fresh=True,  # not DONE: the settlement commits with the record, so it was never posted
+    return (await record_finished_many(session, [finish]))[0]
+
+
+async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFinish]) -> list[bool]:
+    """`record_finished` for several hands (of different tables) in the caller's
+    transaction, their statuses and the tables' accounts read once for all."""
+    conn = await session.connection()
+    ids = [finish.start.hand_id for finish in finishes]
+    rows = await conn.execute(
+        select(HandRecord.id, HandRecord.status).where(HandRecord.id.in_(ids))
     )
-    await (await session.connection()).execute(
-        update(HandRecord)
-        .where(HandRecord.id == start.hand_id)
-        .values(
-            status=HandStatus.DONE,
-            ended_at=finish.ended_at,
-            salt=finish.salt,
-            deck=finish.deck,
-            events=finish.events,
-            inputs=finish.inputs,
-            result=finish.result,
+    statuses: dict[str, str] = {hand_id: status for hand_id, status in rows}
+    tables = sorted({finish.start.table_id for finish in finishes})
+    codes = [ledger.HOUSE, *(ledger.escrow_code(t) for t in tables)]
+    accounts = await conn.execute(
+        select(LedgerAccount.code, LedgerAccount.id).where(LedgerAccount.code.in_(codes))
+    )
+    found: dict[str, int] = {code: id_ for code, id_ in accounts}
+    written: list[bool] = []
+    for finish in finishes:
+        start = finish.start
+        status = statuses.get(start.hand_id)
+        if status == HandStatus.DONE:
+            written.append(False)
+            continue
+        if status is None:
+            await _insert(session, start)
+        house, escrow = found.get(ledger.HOUSE), found.get(ledger.escrow_code(start.table_id))
+        await ledger.settle_hand(
+            session,
+            table_id=start.table_id,
+            key=start.hand_id,
+            deltas=finish.deltas,
             rake=finish.rake,
-            void_reason=None,
+            memo=f"hand {start.hand_id} at table {start.table_id}, rake {finish.rake}",
+            fresh=True,  # not DONE: the settlement commits with the record: never posted
+            accounts=None if house is None or escrow is None else (house, escrow),
         )
-    )
-    return True
+        await conn.execute(
+            update(HandRecord)
+            .where(HandRecord.id == start.hand_id)
+            .values(
+                status=HandStatus.DONE,
+                ended_at=finish.ended_at,
+                salt=finish.salt,
+                deck=finish.deck,
+                events=finish.events,
+                inputs=finish.inputs,
+                result=finish.result,
+                rake=finish.rake,
+                void_reason=None,
+            )
+        )
+        statuses[start.hand_id] = HandStatus.DONE
+        written.append(True)
+    return written
 
 
 async def void_live_hands(session: AsyncSession, reason: str = RESTART) -> list[HandRecord]:

@@ -521,11 +521,13 @@ async def settle_hand(
     rake: int = 0,
     memo: str = "",
     fresh: bool = False,
+    accounts: tuple[int, int] | None = None,
 ) -> Posted:
     """A hand's result: each seated player's stack changes by `deltas[user_id]` (net of what
     they put in and won) and `rake` goes from the escrow to the house (R4). The deltas must sum
     to `-rake`: the chips stay in the escrow except the rake. Key: the hand id. `fresh`: the
-    caller knows this hand was never settled (see `_post`)."""
+    caller knows this hand was never settled (see `_post`). `accounts`: the house's and the
+    table's escrow account ids, when the caller has read them already."""
     if not deltas:
         raise LedgerError("a hand's settlement names the seats that played it")
     if type(rake) is not int or rake < 0:
@@ -538,7 +540,7 @@ async def settle_hand(
             f"a hand's stack changes must sum to minus the rake ({-rake}); "
             f"these sum to {sum(deltas.values())}"
         )
-    house, escrow = await _with_table(session, table_id, HOUSE)
+    house, escrow = accounts or await _with_table(session, table_id, HOUSE)
     legs = _legs({escrow: -rake, house: rake})
 
     async def plan(accounts: dict[int, LedgerAccount]) -> Legs:

@@ -228,14 +228,14 @@ class LedgerTableStore:
 
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None:
         """Several tables' hand writes in one transaction: every start row in two statements,
-        then each finished hand as `record_hand` writes it. All or nothing."""
+        then the finished hands (`hands.record_finished_many`). All or nothing."""
         async with self.db.transaction() as s:
             starts = [item for item in items if isinstance(item, hands.HandStart)]
             if starts:
                 await hands.record_starts(s, starts)
-            for item in items:
-                if isinstance(item, hands.HandFinish):
-                    await hands.record_finished(s, item)
+            finishes = [item for item in items if isinstance(item, hands.HandFinish)]
+            if finishes:
+                await hands.record_finished_many(s, finishes)
 
     async def void_interrupted(self) -> list[dict[str, Any]]:
         """Void every hand the server died in (start-up, before the tables come back)."""
