@@ -193,19 +193,10 @@ class Subscription:
             if item is not None and item[0] in self._channels:
                 return item
 
-    async def batch(self) -> list[Item]:
-        """Everything queued, in order, waiting for at least one item: the same items as
-        iterating, fewer wake-ups. Raises `SubscriptionOverflow` or `StopAsyncIteration`
-        where iterating would."""
-        if self._ready is not None and not self._closed:
-            await self.wait_ready()
-        while not (items := self.take()):
-            await self.ready()
-        return items
-
     def take(self) -> list[Item]:
-        """Everything queued now, in order (maybe nothing). Raises `SubscriptionOverflow`
-        or `StopAsyncIteration` where iterating would."""
+        """Everything queued now, in order (maybe nothing): the items iterating would yield,
+        for a reader that sends them in one go (`ready` says when to look again). Raises
+        `SubscriptionOverflow` or `StopAsyncIteration` where iterating would."""
         if self._overflowed:
             raise SubscriptionOverflow(
                 f"subscriber fell {self._queue.maxsize} messages behind and was dropped"

@@ -267,25 +267,34 @@ async def test_a_caller_cancelled_while_subscribing_leaves_others_undisturbed(
     await others.close()
 
 
-async def test_a_batch_is_everything_queued_in_order_from_followed_channels(
+async def _take(sub: Subscription) -> list[tuple[str, object]]:
+    """What `take` has once `ready` says something is in."""
+    while not (items := sub.take()):
+        await asyncio.wait_for(sub.ready(), TIMEOUT)
+    return list(items)
+
+
+async def test_take_is_everything_queued_in_order_from_followed_channels(
     make_fanout: FanoutFactory,
 ) -> None:
     publisher, listener = make_fanout(), make_fanout()
     async with listener.subscribe(TABLE, SEAT_1) as sub:
+        assert sub.take() == []
         await publisher.publish_many([(TABLE, "1"), (SEAT_1, "2"), (TABLE, "3")])
         got: list[tuple[str, object]] = []
         while len(got) < 3:  # Redis may hand them over in more than one piece
-            got += await asyncio.wait_for(sub.batch(), TIMEOUT)
+            got += await _take(sub)
         assert got == [(TABLE, "1"), (SEAT_1, "2"), (TABLE, "3")]
         await sub.remove(SEAT_1)
         await publisher.publish_many([(SEAT_1, "hidden"), (TABLE, "5")])
-        assert await asyncio.wait_for(sub.batch(), TIMEOUT) == [(TABLE, "5")]
+        assert await _take(sub) == [(TABLE, "5")]
     with pytest.raises(StopAsyncIteration):
-        await sub.batch()
+        sub.take()
 
 
-async def test_a_dropped_subscriber_gets_overflow_from_batch_too(fanout: BaseFanout) -> None:
+async def test_a_dropped_subscriber_gets_overflow_from_take_too(fanout: BaseFanout) -> None:
     slow = await fanout.subscribe(TABLE, queue_size=2)
     await fanout.publish_many((TABLE, str(i)) for i in range(5))
+    assert slow.ready().done()  # a waiting reader wakes to find out
     with pytest.raises(SubscriptionOverflow):
-        await slow.batch()
+        slow.take()
