@@ -127,10 +127,11 @@ class Connection:
             if not items:
                 await sub.ready()  # a bare future: the least a waiting socket keeps alive
                 continue
-            left = False
+            left = gap = False
             async with self.lock:
                 for _channel, text in items:
                     if text is GAP:
+                        gap = True
                         break
                     v = version_of(text)
                     if v <= self.last_sent:
@@ -139,7 +140,7 @@ class Connection:
                     self.last_sent = v
                     if '"type":"left"' in text and user_marker in text:
                         left = True
-            if any(text is GAP for _channel, text in items):
+            if gap:
                 await self.resync(self.last_sent, self.table.epoch)
             if left:
                 await self.follow_seat(None)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -109,35 +109,9 @@ def _row_values(start: HandStart) -> dict[str, Any]:
     }
 
 
-async def _insert(session: AsyncSession, start: HandStart) -> bool:
-    """The live row and its players: two Core statements (no ORM unit of work). False, and
-    nothing written, if the row was there already."""
-    conn = await session.connection()
-    insert_new = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    added = await conn.execute(
-        insert_new(HandRecord).values(_row_values(start)).on_conflict_do_nothing()
-    )
-    if added.rowcount != 1:
-        return False
-    if not start.seats:
-        return True
-    await conn.execute(
-        insert(HandPlayer),
-        [
-            {
-                "hand_id": start.hand_id,
-                "user_id": s["user_id"],
-                "seat_no": s["seat"],
-                "started_at": start.started_at,
-            }
-            for s in start.seats
-        ],
-    )
-    return True
-
-
 async def record_starts(session: AsyncSession, starts: Sequence[HandStart]) -> None:
-    """Live rows for several hands in two statements; a row written before stays as it is."""
+    """Live rows and their players for several hands, in two statements (no ORM unit of
+    work); a row written before stays as it is."""
     conn = await session.connection()
     insert_new = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
     await conn.execute(
@@ -157,17 +131,9 @@ async def record_starts(session: AsyncSession, starts: Sequence[HandStart]) -> N
         await conn.execute(insert_new(HandPlayer).on_conflict_do_nothing(), players)
 
 
-async def _status(session: AsyncSession, hand_id: str) -> str | None:
-    conn = await session.connection()
-    status: str | None = await conn.scalar(
-        select(HandRecord.status).where(HandRecord.id == hand_id)
-    )
-    return status
-
-
-async def record_start(session: AsyncSession, start: HandStart) -> bool:
-    """Write the live hand's row (no cards, no deck). False if it was already written."""
-    return await _insert(session, start)
+async def record_start(session: AsyncSession, start: HandStart) -> None:
+    """Write the live hand's row (no cards, no deck); a row written before stays as it is."""
+    await record_starts(session, [start])
 
 
 async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
@@ -199,7 +165,7 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
             written.append(False)
             continue
         if status is None:
-            await _insert(session, start)
+            await record_starts(session, [start])
         house, escrow = found.get(ledger.HOUSE), found.get(ledger.escrow_code(start.table_id))
         await ledger.settle_hand(
             session,

@@ -228,19 +228,14 @@ async def _post(
     write the entries and balances. `expected` (when the legs are known up front) is what a
     replay of the key must match. `fresh`: the caller knows the key was never posted (a
     hand's settlement commits with its record), so no savepoint is kept to fall back to."""
-    if fresh:
-        try:
-            return await _write(session, kind, key, memo, lock, plan)
-        except IntegrityError as exc:
-            if "nonnegative" in str(exc.orig):
-                raise InsufficientFunds(f"refused by the database: {exc.orig}") from exc
-            raise
     # no look-up first: claiming the key fails on a replay, and a replay is rare
     try:
+        if fresh:
+            return await _write(session, kind, key, memo, lock, plan)
         async with session.begin_nested():
             posted = await _write(session, kind, key, memo, lock, plan)
     except IntegrityError as exc:
-        earlier = await _find(session, kind, key)
+        earlier = None if fresh else await _find(session, kind, key)
         if earlier is not None:  # a concurrent twin posted the key first
             return _replay(earlier, expected)
         if "nonnegative" in str(exc.orig):
