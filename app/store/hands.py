@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,10 +21,10 @@ from app.engine import Hand, commitment
 from app.engine.cards import Card
 from app.store import ledger
 from app.store.hand_models import HandPlayer, HandRecord, HandStatus
-from app.store.models import LedgerAccount
 from app.store.types import utcnow
 
 RESTART = "the server restarted during the hand"
+FINISHED = ("ended_at", "salt", "deck", "events", "inputs", "result", "rake")  # written at the end
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,57 +143,60 @@ async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
 
 
 async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFinish]) -> list[bool]:
-    """`record_finished` for several hands (of different tables) in the caller's
-    transaction, their statuses and the tables' accounts read once for all."""
+    """`record_finished` for several hands (of any tables) in the caller's transaction, in
+    one statement of each kind for all of them: their statuses, the live rows missing, the
+    settlements (`ledger.settle_hands`) and the records."""
     conn = await session.connection()
     ids = [finish.start.hand_id for finish in finishes]
     rows = await conn.execute(
         select(HandRecord.id, HandRecord.status).where(HandRecord.id.in_(ids))
     )
     statuses: dict[str, str] = {hand_id: status for hand_id, status in rows}
-    tables = sorted({finish.start.table_id for finish in finishes})
-    codes = [ledger.HOUSE, *(ledger.escrow_code(t) for t in tables)]
-    accounts = await conn.execute(
-        select(LedgerAccount.code, LedgerAccount.id).where(LedgerAccount.code.in_(codes))
-    )
-    found: dict[str, int] = {code: id_ for code, id_ in accounts}
+    todo: list[HandFinish] = []
+    missing: list[HandStart] = []
     written: list[bool] = []
     for finish in finishes:
         start = finish.start
         status = statuses.get(start.hand_id)
+        written.append(status != HandStatus.DONE)
         if status == HandStatus.DONE:
-            written.append(False)
             continue
         if status is None:
-            await record_starts(session, [start])
-        house, escrow = found.get(ledger.HOUSE), found.get(ledger.escrow_code(start.table_id))
-        await ledger.settle_hand(
-            session,
-            table_id=start.table_id,
-            key=start.hand_id,
-            deltas=finish.deltas,
-            rake=finish.rake,
-            memo=f"hand {start.hand_id} at table {start.table_id}, rake {finish.rake}",
-            fresh=True,  # not DONE: the settlement commits with the record: never posted
-            accounts=None if house is None or escrow is None else (house, escrow),
-        )
-        await conn.execute(
-            update(HandRecord)
-            .where(HandRecord.id == start.hand_id)
-            .values(
-                status=HandStatus.DONE,
-                ended_at=finish.ended_at,
-                salt=finish.salt,
-                deck=finish.deck,
-                events=finish.events,
-                inputs=finish.inputs,
-                result=finish.result,
+            missing.append(start)
+        statuses[start.hand_id] = HandStatus.DONE  # a hand given twice is written once
+        todo.append(finish)
+    if not todo:
+        return written
+    if missing:
+        await record_starts(session, missing)
+    # not DONE: each settlement commits with its record, so it was never posted
+    await ledger.settle_hands(
+        session,
+        [
+            ledger.Settlement(
+                table_id=finish.start.table_id,
+                key=finish.start.hand_id,
+                deltas=finish.deltas,
                 rake=finish.rake,
-                void_reason=None,
+                memo=f"hand {finish.start.hand_id} at table {finish.start.table_id}, "
+                f"rake {finish.rake}",
             )
-        )
-        statuses[start.hand_id] = HandStatus.DONE
-        written.append(True)
+            for finish in todo
+        ],
+    )
+    await conn.execute(
+        update(HandRecord)
+        .where(HandRecord.id == bindparam("b_id"))
+        .values(
+            status=HandStatus.DONE,
+            void_reason=None,
+            **{name: bindparam(f"b_{name}") for name in FINISHED},
+        ),
+        [
+            {"b_id": finish.start.hand_id, **{f"b_{n}": getattr(finish, n) for n in FINISHED}}
+            for finish in todo
+        ],
+    )
     return written
 
 

@@ -21,8 +21,9 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import case, func, insert, select, update
+from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
@@ -222,21 +223,30 @@ async def _post(
     lock: Sequence[int],
     plan: Plan,
     expected: Legs | None,
-    fresh: bool = False,
 ) -> Posted:
     """Claim the key, lock `lock`, let `plan` check and change seats and return the legs, then
     write the entries and balances. `expected` (when the legs are known up front) is what a
-    replay of the key must match. `fresh`: the caller knows the key was never posted (a
-    hand's settlement commits with its record), so no savepoint is kept to fall back to."""
+    replay of the key must match."""
+    return await _once(
+        session, kind, key, expected, lambda: _write(session, kind, key, memo, lock, plan)
+    )
+
+
+async def _once(
+    session: AsyncSession,
+    kind: str,
+    key: str,
+    expected: Legs | None,
+    write: Callable[[], Awaitable[Posted]],
+) -> Posted:
+    """`write` in a savepoint; if the key was posted before, the earlier posting instead."""
     # no look-up first: claiming the key fails on a replay, and a replay is rare
     try:
-        if fresh:
-            return await _write(session, kind, key, memo, lock, plan)
         async with session.begin_nested():
-            posted = await _write(session, kind, key, memo, lock, plan)
+            posted = await write()
     except IntegrityError as exc:
-        earlier = None if fresh else await _find(session, kind, key)
-        if earlier is not None:  # a concurrent twin posted the key first
+        earlier = await _find(session, kind, key)
+        if earlier is not None:  # posted before, or a concurrent twin posted it first
             return _replay(earlier, expected)
         if "nonnegative" in str(exc.orig):
             raise InsufficientFunds(f"refused by the database: {exc.orig}") from exc
@@ -507,6 +517,46 @@ async def cash_out(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """A hand's result at a table: each seated player's stack changes by `deltas[user_id]`
+    (net of what they put in and won) and `rake` goes from the escrow to the house (R4). The
+    deltas sum to `-rake`: the chips stay in the escrow except the rake. Key: the hand id."""
+
+    table_id: int
+    key: str
+    deltas: Mapping[int, int]
+    rake: int = 0
+    memo: str = ""
+
+    def check(self) -> None:
+        if not self.deltas:
+            raise LedgerError("a hand's settlement names the seats that played it")
+        if type(self.rake) is not int or self.rake < 0:
+            raise InvalidAmount(
+                f"the rake must be a whole number of chips, at least 0, not {self.rake!r}"
+            )
+        for user, delta in self.deltas.items():
+            if type(delta) is not int:
+                raise InvalidAmount(
+                    f"user {user}'s stack change must be whole chips, not {delta!r}"
+                )
+        if sum(self.deltas.values()) + self.rake != 0:
+            raise UnbalancedTransaction(
+                f"a hand's stack changes must sum to minus the rake ({-self.rake}); "
+                f"these sum to {sum(self.deltas.values())}"
+            )
+
+    @property
+    def text(self) -> str:
+        # the stack changes are not entries (they stay inside the escrow): the memo keeps them
+        return (
+            self.memo
+            or f"hand {self.key} at table {self.table_id}: "
+            f"stacks {dict(sorted(self.deltas.items()))}, rake {self.rake}"
+        )
+
+
 async def settle_hand(
     session: AsyncSession,
     *,
@@ -515,74 +565,139 @@ async def settle_hand(
     deltas: Mapping[int, int],
     rake: int = 0,
     memo: str = "",
-    fresh: bool = False,
-    accounts: tuple[int, int] | None = None,
 ) -> Posted:
-    """A hand's result: each seated player's stack changes by `deltas[user_id]` (net of what
-    they put in and won) and `rake` goes from the escrow to the house (R4). The deltas must sum
-    to `-rake`: the chips stay in the escrow except the rake. Key: the hand id. `fresh`: the
-    caller knows this hand was never settled (see `_post`). `accounts`: the house's and the
-    table's escrow account ids, when the caller has read them already."""
-    if not deltas:
-        raise LedgerError("a hand's settlement names the seats that played it")
-    if type(rake) is not int or rake < 0:
-        raise InvalidAmount(f"the rake must be a whole number of chips, at least 0, not {rake!r}")
-    for user, delta in deltas.items():
-        if type(delta) is not int:
-            raise InvalidAmount(f"user {user}'s stack change must be whole chips, not {delta!r}")
-    if sum(deltas.values()) + rake != 0:
-        raise UnbalancedTransaction(
-            f"a hand's stack changes must sum to minus the rake ({-rake}); "
-            f"these sum to {sum(deltas.values())}"
-        )
-    house, escrow = accounts or await _with_table(session, table_id, HOUSE)
-    legs = _legs({escrow: -rake, house: rake})
+    """One hand's `Settlement`, idempotent by its key like every posting here."""
+    settlement = Settlement(table_id, key, dict(deltas), rake, memo)
+    settlement.check()
+    house, escrow = await _with_table(session, table_id, HOUSE)
 
-    async def plan(accounts: dict[int, LedgerAccount]) -> Legs:
-        # plain rows and one Core UPDATE (not ORM objects, a flush or an ORM "fetch"): this
-        # runs once per hand, and the ORM's bookkeeping was most of its cost
-        conn = await session.connection()
-        seats = {
-            user: (seat_no, stack)
-            for user, seat_no, stack in await conn.execute(
-                select(Seat.user_id, Seat.seat_no, Seat.stack).where(
-                    Seat.table_id == table_id, Seat.user_id.in_(list(deltas))
-                )
+    async def write() -> Posted:
+        return (await settle_hands(session, [settlement]))[0]
+
+    return await _once(
+        session, TxKind.HAND_SETTLEMENT, key, _legs({escrow: -rake, house: rake}), write
+    )
+
+
+async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement]) -> list[Posted]:
+    """Several hands' settlements (of any tables, in order), none posted before (a finished
+    hand's settlement commits with its record), in one statement of each kind for all of them:
+    the keys, the accounts' lookup and lock, the seats' read and update, the entries and the
+    balances. A refusal raises and leaves the caller's transaction to be rolled back. Plain
+    rows and Core statements: this runs for every hand played."""
+    if not settlements:
+        return []
+    for settlement in settlements:
+        settlement.check()
+    await session.flush()  # a caller's pending rows (a seat bought in) first: Core reads next
+    conn = await session.connection()
+    tables = sorted({s.table_id for s in settlements})
+    codes = {HOUSE: 0, **{escrow_code(t): t for t in tables}}
+    # claim the keys first: a concurrent twin waits at its own insert, then fails
+    now = utcnow()
+    claimed = await conn.execute(
+        insert(LedgerTransaction).returning(
+            LedgerTransaction.idempotency_key, LedgerTransaction.id
+        ),
+        [
+            {
+                "kind": str(TxKind.HAND_SETTLEMENT),
+                "idempotency_key": _stored_key(TxKind.HAND_SETTLEMENT, s.key),
+                "memo": s.text[:500],
+                "created_at": now,
+            }
+            for s in settlements
+        ],
+    )
+    transaction_ids: dict[str, int] = {key: id_ for key, id_ in claimed}
+    # the house and the escrows, looked up and locked in one statement, in id order
+    found = await conn.execute(
+        select(LedgerAccount.code, LedgerAccount.id, LedgerAccount.balance)
+        .where(LedgerAccount.code.in_(list(codes)))
+        .order_by(LedgerAccount.id)
+        .with_for_update()
+    )
+    ids: dict[str, int] = {}
+    balances: dict[int, int] = {}
+    for code, id_, held in found:
+        ids[code] = id_
+        balances[id_] = held
+    for code, table_id in codes.items():
+        if code not in ids:
+            if table_id:
+                raise TableNotFound(f"no table {table_id}")
+            raise AccountNotFound(f"no ledger account {code!r}")
+    stacks: dict[tuple[int, int], tuple[int, int]] = {  # (table, user): (seat, stack)
+        (table_id, user): (seat_no, stack)
+        for table_id, user, seat_no, stack in await conn.execute(
+            select(Seat.table_id, Seat.user_id, Seat.seat_no, Seat.stack).where(
+                Seat.table_id.in_(tables)
             )
-        }
-        for user, delta in sorted(deltas.items()):
-            found = seats.get(user)
-            if found is None:
-                raise NotSeated(f"user {user} is not seated at table {table_id}")
-            seat_no, stack = found
+        )
+    }
+    moved: dict[tuple[int, int], int] = defaultdict(int)
+    entries: list[dict[str, int]] = []
+    posted: list[Posted] = []
+    house = ids[HOUSE]
+    for s in settlements:
+        for user, delta in sorted(s.deltas.items()):
+            found_seat = stacks.get((s.table_id, user))
+            if found_seat is None:
+                raise NotSeated(f"user {user} is not seated at table {s.table_id}")
+            seat_no, stack = found_seat
             if stack + delta < 0:
                 raise InsufficientFunds(
                     f"seat {seat_no} holds {stack}; it cannot lose {-delta}",
-                    account=f"seat:{table_id}:{seat_no}",
+                    account=f"seat:{s.table_id}:{seat_no}",
                     balance=stack,
                     needed=-delta,
                 )
-        moved = {user: delta for user, delta in deltas.items() if delta != 0}
-        if moved:
-            await conn.execute(
-                update(Seat)
-                .where(Seat.table_id == table_id, Seat.user_id.in_(list(moved)))
-                .values(stack=Seat.stack + case(moved, value=Seat.user_id))
+            stacks[s.table_id, user] = (seat_no, stack + delta)
+            moved[s.table_id, user] += delta
+        escrow_id = ids[escrow_code(s.table_id)]
+        if balances[escrow_id] < s.rake:
+            raise InsufficientFunds(
+                f"not enough chips: {escrow_code(s.table_id)} holds {balances[escrow_id]}, "
+                f"{s.rake} needed",
+                account=escrow_code(s.table_id),
+                balance=balances[escrow_id],
+                needed=s.rake,
             )
-            for held in list(session.identity_map.values()):  # a caller's copies, if any
-                if isinstance(held, Seat) and held.table_id == table_id and held.user_id in moved:
-                    session.expire(held, ["stack"])
-        return legs
+        legs = _legs({escrow_id: -s.rake, house: s.rake})
+        transaction_id = transaction_ids[_stored_key(TxKind.HAND_SETTLEMENT, s.key)]
+        for account, amount in legs:
+            balances[account] += amount
+            entries.append(
+                {"transaction_id": transaction_id, "account_id": account, "amount": amount}
+            )
+        posted.append(Posted(transaction_id, str(TxKind.HAND_SETTLEMENT), s.key, legs, now))
+    changed = {seat: delta for seat, delta in moved.items() if delta}
+    if changed:
+        await conn.execute(
+            update(Seat)
+            .where(Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user"))
+            .values(stack=Seat.stack + bindparam("b_delta")),
+            [{"b_table": t, "b_user": u, "b_delta": d} for (t, u), d in changed.items()],
+        )
+        _expire(session, Seat, lambda seat: (seat.table_id, seat.user_id) in changed, "stack")
+    if entries:
+        await conn.execute(insert(LedgerEntry), entries)
+        rake_moves: dict[int, int] = defaultdict(int)
+        for entry in entries:
+            rake_moves[entry["account_id"]] += entry["amount"]
+        await conn.execute(
+            update(LedgerAccount)
+            .where(LedgerAccount.id.in_(list(rake_moves)))
+            .values(balance=LedgerAccount.balance + case(rake_moves, value=LedgerAccount.id))
+        )
+        _expire(session, LedgerAccount, lambda account: account.id in rake_moves, "balance")
+    return posted
 
-    return await _post(
-        session,
-        TxKind.HAND_SETTLEMENT,
-        key,
-        # the stack changes are not entries (they stay inside the escrow): the memo keeps them
-        memo
-        or f"hand {key} at table {table_id}: stacks {dict(sorted(deltas.items()))}, rake {rake}",
-        lock=[escrow, house],
-        plan=plan,
-        expected=legs,
-        fresh=fresh,
-    )
+
+def _expire(
+    session: AsyncSession, kind: type[Any], changed: Callable[[Any], bool], name: str
+) -> None:
+    """A caller's loaded copies of rows a Core statement changed read `name` again."""
+    for held in list(session.identity_map.values()):
+        if isinstance(held, kind) and changed(held):
+            session.expire(held, [name])

@@ -130,6 +130,64 @@ async def test_same_hand_settled_twice_moves_rake_once(db: Database) -> None:
     await _assert_ledger_ok(db)
 
 
+async def test_hands_of_several_tables_settle_together(db: Database) -> None:
+    """R4: `settle_hands` posts each hand as `settle_hand` would (its own transaction, its
+    rake to the house), two hands of one table in order; one refusal and nothing moves."""
+    async with db.transaction() as s:
+        alice, bob, carol = [await make_user(s, name) for name in ("alice", "bob", "carol")]
+        one, two = await make_table(s), await make_table(s, name="Two")
+        for user, table, seat_no in (
+            (alice, one, 0),
+            (bob, one, 1),
+            (carol, two, 0),
+            (bob, two, 1),
+        ):
+            await ledger.buy_in(
+                s,
+                user_id=user.id,
+                table_id=table.id,
+                amount=500,
+                key=f"{user.id}@{table.id}",
+                seat_no=seat_no,
+            )
+    hands = [
+        ledger.Settlement(one.id, "h1", {alice.id: 95, bob.id: -100}, rake=5),
+        ledger.Settlement(two.id, "h2", {carol.id: -40, bob.id: 40}),
+        ledger.Settlement(one.id, "h3", {alice.id: -595, bob.id: 592}, rake=3),
+    ]
+    refused = ledger.Settlement(two.id, "h4", {carol.id: -461, bob.id: 460}, rake=1)
+    with pytest.raises(InsufficientFunds, match="cannot lose 461"):
+        async with db.transaction() as s:
+            await ledger.settle_hands(s, [*hands, refused])
+    assert await _balances(db, "house") == [0]
+    async with db.transaction() as s:
+        posted = await ledger.settle_hands(s, hands)
+    house = await _account(db, "house")
+    assert [p.key for p in posted] == ["h1", "h2", "h3"]
+    assert [p.amount_for(house) for p in posted] == [5, 0, 3]
+    assert await _balances(db, "house", ledger.escrow_code(one.id), ledger.escrow_code(two.id)) == [
+        8,
+        992,
+        1_000,
+    ]
+    async with db.session() as s:
+        stacks = {
+            (seat.table_id, seat.user_id): seat.stack for seat in await s.scalars(select(Seat))
+        }
+    assert stacks == {
+        (one.id, alice.id): 0,
+        (one.id, bob.id): 992,
+        (two.id, carol.id): 460,
+        (two.id, bob.id): 540,
+    }
+    async with db.transaction() as s:  # settled: the same key again is the same posting
+        again = await ledger.settle_hand(
+            s, table_id=one.id, key="h3", deltas={alice.id: -595, bob.id: 592}, rake=3
+        )
+    assert again.replayed and again.transaction_id == posted[2].transaction_id
+    await _assert_ledger_ok(db)
+
+
 async def test_refusals_are_typed_and_write_nothing(db: Database) -> None:
     async with db.transaction() as s:
         alice, bob = await make_user(s, "alice", balance=500), await make_user(s, "bob")
