@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from typing import Any
@@ -27,6 +26,7 @@ from pydantic import ValidationError
 from app.api import protocol as p
 from app.api.lobby import Player, TableServices, authenticate, get_services
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
+from app.jsontext import from_json, to_json
 from app.tables import Table, TableError
 from app.tables import messages as m
 from app.tables.table import version_of
@@ -92,7 +92,7 @@ class Connection:
             await self.ws.send_text(text)
 
     async def reply(self, data: dict[str, Any]) -> None:
-        await self.send(json.dumps(data, separators=(",", ":")))
+        await self.send(to_json(data))
 
     async def follow_seat(self, seat: int | None) -> None:
         if seat == self.seat:
@@ -107,7 +107,7 @@ class Connection:
         answer = await self.table.request(m.Resync(self.player.user_id, last_v, epoch))
         async with self.lock:
             if answer["snapshot"] is not None:
-                text = json.dumps(answer["snapshot"], separators=(",", ":"))
+                text = to_json(answer["snapshot"])
                 await self.ws.send_text(text)
             for text in answer["events"]:
                 await self.ws.send_text(text)
@@ -244,7 +244,7 @@ async def read(conn: Connection) -> None:
 
 def ref_of(text: str) -> str | None:
     try:
-        data = json.loads(text)
+        data = from_json(text)
     except ValueError:
         return None
     ref = data.get("ref") if isinstance(data, dict) else None
@@ -253,7 +253,7 @@ def ref_of(text: str) -> str | None:
 
 async def handle(conn: Connection, text: str) -> None:
     try:
-        data = json.loads(text)
+        data = from_json(text)
     except ValueError:
         await conn.reply(p.error("bad_json", "that is not JSON"))
         return

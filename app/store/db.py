@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from app.jsontext import from_json, to_json
 from app.store import sqlite
 
 _IMMEDIATE = "stud_sqlite_immediate"
@@ -40,6 +41,8 @@ class Database:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             if self.url.get_driver_name() == "aiosqlite":
                 engine_kwargs.setdefault("module", sqlite.dbapi())  # one trip per statement
+        engine_kwargs.setdefault("json_serializer", to_json)  # hand records are JSON
+        engine_kwargs.setdefault("json_deserializer", from_json)
         self.engine: AsyncEngine = create_async_engine(self.url, **engine_kwargs)
         if self.is_sqlite:
             _sqlite_transactions(self.engine)

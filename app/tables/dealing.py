@@ -139,7 +139,7 @@ def record_start(table: Table, start: HandStart) -> Callable[[], Any]:
 async def after_change(table: Table) -> None:
     hand = table.hand
     assert hand is not None
-    cancel_timer(table)
+    table.turn_alarm.clear()
     if hand.is_over:
         await finish_hand(table)
         return
@@ -147,9 +147,9 @@ async def after_change(table: Table) -> None:
     assert seat is not None
     table.turn_id += 1
     turn = table.turn_id
-    timer = table.settings.action_timer_ms / 1000
-    table.deadline = table.clock.monotonic() + timer
-    table.turn_timer = table.clock.call_later(timer, lambda: table.post(m.TimedOut(seat, turn)))
+    table.turn_alarm.set(
+        table.settings.action_timer_ms / 1000, lambda: table.post(m.TimedOut(seat, turn))
+    )
     publishing.emit(
         table,
         {
@@ -172,13 +172,6 @@ async def after_change(table: Table) -> None:
             table.settings.bot_delay_ms / 1000,
             lambda: table.post(m.BotAct(seat, hand_id, turn)),
         )
-
-
-def cancel_timer(table: Table) -> None:
-    if table.turn_timer is not None:
-        table.turn_timer.cancel()
-        table.turn_timer = None
-    table.deadline = None
 
 
 async def act(table: Table, msg: m.Act) -> dict[str, Any]:

@@ -88,7 +88,7 @@ async def host_close(table: Table, msg: m.HostClose) -> dict[str, Any]:
 
 async def close_now(table: Table) -> None:
     table.closing = True
-    dealing.cancel_timer(table)
+    table.turn_alarm.cancel()
     for info in list(table.seats.values()):
         await seating.remove(table, info, "table_closed")
     if await table.writer.drain(table.id, DRAIN_WAIT):

@@ -6,7 +6,6 @@ place; a short ring of recent events answers a reconnecting client (`Resync`), e
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +13,7 @@ from app.engine import CardDealt, Event, observer_view, view_for
 from app.engine.pokerstars import hand_number
 from app.engine.views import POT_EVENTS, pots_now
 from app.fanout import channels
+from app.jsontext import to_json
 from app.tables import messages as m
 from app.tables.errors import TableError
 
@@ -24,12 +24,10 @@ HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a tabl
 CHAT_MAX = 200
 SYNC_WAIT = 30.0
 
-_to_json = json.JSONEncoder(separators=(",", ":")).encode  # made once, not per event
-
 
 def encode(v: int, body: dict[str, Any]) -> str:
     """The wire text of event `v`: ``{"v":n,…}`` so a reader finds `v` without parsing."""
-    return f'{{"v":{v},' + _to_json(body)[1:]
+    return f'{{"v":{v},' + to_json(body)[1:]
 
 
 def version_of(text: str) -> int:
@@ -103,8 +101,8 @@ def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
         hand_view["turn_id"] = table.turn_id
         hand_view["remaining_ms"] = (
             None
-            if table.deadline is None
-            else max(0, round((table.deadline - table.clock.monotonic()) * 1000))
+            if table.turn_alarm.at is None
+            else max(0, round((table.turn_alarm.at - table.clock.monotonic()) * 1000))
         )
         if hand.to_act is not None and hand_view["legal"] is None:
             hand_view["turn_legal"] = hand.legal_actions().to_dict()

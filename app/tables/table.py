@@ -27,7 +27,7 @@ from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
 from app.tables import dealing, hosting, publishing, seating
 from app.tables import messages as m
-from app.tables.clock import Clock, TimerHandle
+from app.tables.clock import Alarm, Clock
 from app.tables.errors import TableError
 from app.tables.publishing import HISTORY, version_of
 from app.tables.seating import SeatInfo
@@ -82,7 +82,6 @@ class Table:
         self.hand_users: dict[int, int] = {}  # seat -> user for the hand being played
         self.start_stacks: dict[int, int] = {}
         self.turn_id = 0
-        self.deadline: float | None = None
         self.button = -1
         self.version = 0
         self.epoch = secrets.token_hex(4)
@@ -98,7 +97,7 @@ class Table:
         self.mailbox: Inbox[tuple[m.Message, asyncio.Future[Any] | None]] = Inbox()
         self.task: asyncio.Task[None] | None = None
         self.outgoing: list[tuple[str, str]] = []
-        self.turn_timer: TimerHandle | None = None
+        self.turn_alarm = Alarm(self.clock)  # the action timer (R19)
         self.start_token = 0
         self.start_pending = False
 
@@ -132,7 +131,7 @@ class Table:
 
     async def stop(self) -> None:
         """Stop the task (server shutdown): a hand in progress is left unsettled (void)."""
-        dealing.cancel_timer(self)
+        self.turn_alarm.cancel()
         if self.task is not None and not self.task.done():
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
