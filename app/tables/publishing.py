@@ -31,10 +31,9 @@ def encode(v: int, body: dict[str, Any]) -> str:
 
 
 def version_of(text: str) -> int:
-    end = 5
-    while text[end].isdigit():
-        end += 1
-    return int(text[5:end])
+    """The `v` of an event's text: ``{"v":n,…}`` or a bare ``{"v":n}``."""
+    end = text.find(",", 5)
+    return int(text[5:end] if end > 0 else text[5:-1])
 
 
 def emit(table: Table, body: dict[str, Any], audience: int | None = None) -> None:
