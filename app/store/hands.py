@@ -152,7 +152,7 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
         select(HandRecord.id, HandRecord.status).where(HandRecord.id.in_(ids))
     )
     statuses: dict[str, str] = {hand_id: status for hand_id, status in rows}
-    todo: list[HandFinish] = []
+    unwritten: list[HandFinish] = []
     missing: list[HandStart] = []
     written: list[bool] = []
     for finish in finishes:
@@ -164,8 +164,8 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
         if status is None:
             missing.append(start)
         statuses[start.hand_id] = HandStatus.DONE  # a hand given twice is written once
-        todo.append(finish)
-    if not todo:
+        unwritten.append(finish)
+    if not unwritten:
         return written
     if missing:
         await record_starts(session, missing)
@@ -181,7 +181,7 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
                 memo=f"hand {finish.start.hand_id} at table {finish.start.table_id}, "
                 f"rake {finish.rake}",
             )
-            for finish in todo
+            for finish in unwritten
         ],
     )
     await conn.execute(
@@ -194,7 +194,7 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
         ),
         [
             {"b_id": finish.start.hand_id, **{f"b_{n}": getattr(finish, n) for n in FINISHED}}
-            for finish in todo
+            for finish in unwritten
         ],
     )
     return written

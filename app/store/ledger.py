@@ -592,7 +592,7 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
     await session.flush()  # a caller's pending rows (a seat bought in) first: Core reads next
     conn = await session.connection()
     tables = sorted({s.table_id for s in settlements})
-    codes = {HOUSE: 0, **{escrow_code(t): t for t in tables}}
+    escrows = {escrow_code(t): t for t in tables}
     # claim the keys first: a concurrent twin waits at its own insert, then fails
     now = utcnow()
     claimed = await conn.execute(
@@ -613,7 +613,7 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
     # the house and the escrows, looked up and locked in one statement, in id order
     found = await conn.execute(
         select(LedgerAccount.code, LedgerAccount.id, LedgerAccount.balance)
-        .where(LedgerAccount.code.in_(list(codes)))
+        .where(LedgerAccount.code.in_([HOUSE, *escrows]))
         .order_by(LedgerAccount.id)
         .with_for_update()
     )
@@ -622,11 +622,11 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
     for code, id_, held in found:
         ids[code] = id_
         balances[id_] = held
-    for code, table_id in codes.items():
+    if HOUSE not in ids:
+        raise AccountNotFound(f"no ledger account {HOUSE!r}")
+    for code, table_id in escrows.items():
         if code not in ids:
-            if table_id:
-                raise TableNotFound(f"no table {table_id}")
-            raise AccountNotFound(f"no ledger account {code!r}")
+            raise TableNotFound(f"no table {table_id}")
     stacks: dict[tuple[int, int], tuple[int, int]] = {  # (table, user): (seat, stack)
         (table_id, user): (seat_no, stack)
         for table_id, user, seat_no, stack in await conn.execute(
