@@ -593,6 +593,7 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
     conn = await session.connection()
     tables = sorted({s.table_id for s in settlements})
     escrows = {escrow_code(t): t for t in tables}
+    keys = [_stored_key(TxKind.HAND_SETTLEMENT, s.key) for s in settlements]
     # claim the keys first: a concurrent twin waits at its own insert, then fails
     now = utcnow()
     claimed = await conn.execute(
@@ -602,11 +603,11 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
         [
             {
                 "kind": str(TxKind.HAND_SETTLEMENT),
-                "idempotency_key": _stored_key(TxKind.HAND_SETTLEMENT, s.key),
+                "idempotency_key": key,
                 "memo": s.text[:500],
                 "created_at": now,
             }
-            for s in settlements
+            for s, key in zip(settlements, keys, strict=True)
         ],
     )
     transaction_ids: dict[str, int] = {key: id_ for key, id_ in claimed}
@@ -635,11 +636,12 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
             )
         )
     }
-    moved: dict[tuple[int, int], int] = defaultdict(int)
+    moved: dict[tuple[int, int], int] = defaultdict(int)  # (table, user): stack change
+    rake_moves: dict[int, int] = defaultdict(int)  # account: balance change
     entries: list[dict[str, int]] = []
     posted: list[Posted] = []
     house = ids[HOUSE]
-    for s in settlements:
+    for s, key in zip(settlements, keys, strict=True):
         for user, delta in sorted(s.deltas.items()):
             found_seat = stacks.get((s.table_id, user))
             if found_seat is None:
@@ -664,9 +666,10 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
                 needed=s.rake,
             )
         legs = _legs({escrow_id: -s.rake, house: s.rake})
-        transaction_id = transaction_ids[_stored_key(TxKind.HAND_SETTLEMENT, s.key)]
+        transaction_id = transaction_ids[key]
         for account, amount in legs:
             balances[account] += amount
+            rake_moves[account] += amount
             entries.append(
                 {"transaction_id": transaction_id, "account_id": account, "amount": amount}
             )
@@ -682,9 +685,6 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
         _expire(session, Seat, lambda seat: (seat.table_id, seat.user_id) in changed, "stack")
     if entries:
         await conn.execute(insert(LedgerEntry), entries)
-        rake_moves: dict[int, int] = defaultdict(int)
-        for entry in entries:
-            rake_moves[entry["account_id"]] += entry["amount"]
         await conn.execute(
             update(LedgerAccount)
             .where(LedgerAccount.id.in_(list(rake_moves)))
