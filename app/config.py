@@ -20,6 +20,8 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     database_url: str | None = None
     redis_url: str | None = None
+    # prefixes every Redis channel name: deployments (or test runs) sharing one Redis
+    redis_namespace: str = "stud"
     smtp_url: str | None = None
     # Origins (scheme://host[:port], comma-separated) a browser may open table sockets from,
     # besides the server's own; the WebSocket handshake checks `Origin` against them.

@@ -27,7 +27,7 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     db = Database(settings.effective_database_url)
     await ensure_schema(db, auto_upgrade=settings.auto_migrate)  # or refuse to start
     application.state.db = db
-    fanout = create_fanout(settings.fanout_url)
+    fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
     origins = getattr(settings, "allowed_origins", None) or os.environ.get("ALLOWED_ORIGINS", "")
     allowed = frozenset(o.strip() for o in str(origins).split(",") if o.strip())
     await lobby.start_table_services(application, db=db, fanout=fanout, allowed_origins=allowed)

@@ -177,9 +177,14 @@ async def login(
 
 
 @router.post("/logout")
-async def logout(auth: CurrentAuth, response: Response, db: DB, settings: AppSettings) -> Any:
+async def logout(
+    auth: CurrentAuth, request: Request, response: Response, db: DB, settings: AppSettings
+) -> Any:
     async with db.transaction() as session:
         await accounts.revoke_session(session, auth.session.id)
+    services = getattr(request.app.state, "table_services", None)
+    if services is not None and services.sockets is not None:
+        await services.sockets.session_ended(auth.session.id)  # its open sockets close too
     response.delete_cookie(
         settings.session_cookie_name,
         path="/",

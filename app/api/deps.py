@@ -1,8 +1,8 @@
 """Dependencies shared by the HTTP and WebSocket routes: the database, settings, and who is
 logged in.
 
-The session token travels as `Authorization: Bearer <token>`, as the HttpOnly session cookie,
-or, for WebSockets only (a browser cannot set their headers), as the `token` query parameter.
+The session token travels as `Authorization: Bearer <token>` or as the HttpOnly session cookie
+(a browser's WebSocket sends the cookie); never in a URL, which access logs would keep.
 """
 
 from __future__ import annotations
@@ -47,11 +47,7 @@ def session_token(conn: HTTPConnection, settings: Settings) -> str | None:
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     cookie = conn.cookies.get(settings.session_cookie_name)
-    if cookie:
-        return cookie
-    if conn.scope["type"] == "websocket":
-        return conn.query_params.get("token") or None
-    return None
+    return cookie or None
 
 
 @dataclass(frozen=True)

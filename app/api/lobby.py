@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
+from app.api.sockets import OpenSockets
 from app.collector import Collector
 from app.config import get_settings
 from app.fanout import BaseFanout
@@ -33,6 +34,7 @@ class TableServices:
     passwords: Passwords
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
     collector: Collector | None = None
+    sockets: OpenSockets | None = None
 
 
 async def start_table_services(
@@ -64,6 +66,8 @@ async def start_table_services(
         allowed_origins,
         collector,
     )
+    services.sockets = OpenSockets(fanout, db)
+    await services.sockets.start()
     app.state.table_services = services
     return services
 
@@ -71,6 +75,8 @@ async def start_table_services(
 async def stop_table_services(app: FastAPI) -> None:
     services: TableServices | None = getattr(app.state, "table_services", None)
     if services is not None:
+        if services.sockets is not None:
+            await services.sockets.stop()
         await services.manager.stop()
         if services.collector is not None:
             await services.collector.stop()
@@ -87,20 +93,17 @@ def get_services(conn: HTTPConnection) -> TableServices:
 class Player:
     user_id: int
     name: str
+    session_id: int = 0  # the login session (a logout closes its sockets)
 
 
 def token_of(conn: HTTPConnection) -> str | None:
-    """The session token: `Authorization: Bearer`, the session cookie, or (WebSocket only,
-    where browsers cannot set headers) the `token` query parameter."""
+    """The session token: `Authorization: Bearer` or the session cookie. Never a URL's query:
+    URLs end up in access logs and proxies' logs (a browser's socket carries the cookie)."""
     auth = conn.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip()
     cookie = conn.cookies.get(get_settings().session_cookie_name)
-    if cookie:
-        return cookie
-    if conn.scope["type"] == "websocket":
-        return conn.query_params.get("token")
-    return None
+    return cookie or None
 
 
 async def authenticate(conn: HTTPConnection, services: TableServices) -> Player | None:
@@ -109,7 +112,7 @@ async def authenticate(conn: HTTPConnection, services: TableServices) -> Player 
         return None
     async with services.db.session() as s:
         found = await accounts.session_user(s, token)
-    return None if found is None else Player(found[0].id, found[0].name)
+    return None if found is None else Player(found[0].id, found[0].name, found[1].id)
 
 
 async def current_player(

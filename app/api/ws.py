@@ -1,10 +1,12 @@
 """The table WebSocket: `/ws/tables/{id}` (docs/protocol.md).
 
 On connect: the `Origin` must be the server's own host (or an allowed origin), the client
-must be logged in (bearer header, session cookie, or `?token=`), and a private table needs
-its invite (`?invite=`, or an earlier `POST /api/tables/join`). The socket then follows the
-table's public channel and, while seated, its seat's private channel; `?last_v=&epoch=` on
-reconnect brings what was missed (or a snapshot).
+must be logged in (bearer header or the session cookie; never a token in the URL), and a
+private table needs its invite (`?invite=`, or an earlier `POST /api/tables/join`). The socket
+follows the table's public channel and its own user's private channel at that table, nothing
+else: the table sends a seat's face-down cards to the user it seated there, so no request of
+the client's opens, even for a moment, a channel it may not hear. `?last_v=&epoch=` on
+reconnect brings what was missed (or a snapshot). A logout closes the session's sockets.
 
 One task reads the client's messages and asks the table; another forwards the fan-out's
 events. The subscription's bounded queue is the client's send queue: a client that falls
@@ -38,7 +40,9 @@ RATE = 20.0  # messages per second, sustained
 BURST = 40.0
 MAX_REFUSED = 200  # rate-limited messages before the socket is closed
 SEND_QUEUE = 512  # events a client may fall behind before it is dropped
+SEND_TIMEOUT = 10.0  # seconds a client may take to accept what is sent before it is dropped
 CLOSE_POLICY = 1008
+CLOSE_UNSUPPORTED = 1003  # a binary frame: this protocol is text (JSON)
 CLOSE_SLOW = 4008
 CLOSE_NO_TABLE = 4004
 CLOSE_AUTH = 4001
@@ -83,29 +87,19 @@ class Connection:
         self.table = table
         self.player = player
         self.sub = sub
-        self.seat: int | None = None
         self.last_sent = 0
         self.lock = asyncio.Lock()
 
     async def send(self, text: str) -> None:
-        async with self.lock:
+        async with self.lock, asyncio.timeout(SEND_TIMEOUT):
             await self.ws.send_text(text)
 
     async def reply(self, data: dict[str, Any]) -> None:
         await self.send(to_json(data))
 
-    async def follow_seat(self, seat: int | None) -> None:
-        if seat == self.seat:
-            return
-        if self.seat is not None:
-            await self.sub.remove(channels.seat(self.table.id, self.seat))
-        self.seat = seat
-        if seat is not None:
-            await self.sub.add(channels.seat(self.table.id, seat))
-
     async def resync(self, last_v: int | None, epoch: str | None) -> None:
         answer = await self.table.request(m.Resync(self.player.user_id, last_v, epoch))
-        async with self.lock:
+        async with self.lock, asyncio.timeout(SEND_TIMEOUT):
             if answer["snapshot"] is not None:
                 text = to_json(answer["snapshot"])
                 await self.ws.send_text(text)
@@ -115,8 +109,8 @@ class Connection:
 
     async def pump(self) -> None:
         """Forward the table's events in order, each once: everything queued at a wake-up
-        goes out under one hold of the send lock."""
-        user_marker = f'"user_id":{self.player.user_id},'
+        goes out under one hold of the send lock. A client that takes more than
+        `SEND_TIMEOUT` seconds to take them (it stopped reading) is dropped."""
         sub = self.sub
         send = self.ws.send_text
         while True:
@@ -127,8 +121,8 @@ class Connection:
             if not items:
                 await sub.ready()  # a bare future: the least a waiting socket keeps alive
                 continue
-            left = gap = False
-            async with self.lock:
+            gap = False
+            async with self.lock, asyncio.timeout(SEND_TIMEOUT):
                 for _channel, text in items:
                     if text is GAP:
                         gap = True
@@ -138,12 +132,8 @@ class Connection:
                         continue  # already sent (a resync, or a placeholder's private twin)
                     await send(text)
                     self.last_sent = v
-                    if '"type":"left"' in text and user_marker in text:
-                        left = True
             if gap:
                 await self.resync(self.last_sent, self.table.epoch)
-            if left:
-                await self.follow_seat(None)
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -187,32 +177,40 @@ def _int(value: str | None) -> int | None:
 
 
 async def serve(ws: WebSocket, table: Table, player: Player, services: TableServices) -> None:
-    sub = services.fanout.subscribe(channels.table(table.id), queue_size=SEND_QUEUE)
+    # the user's own channel from the start: the table addresses a seat's private events to
+    # the user it seated there, so this socket never follows anything it could be refused
+    sub = services.fanout.subscribe(
+        channels.table(table.id), channels.user(table.id, player.user_id), queue_size=SEND_QUEUE
+    )
     conn = Connection(ws, table, player, sub)
     pump: asyncio.Task[None] | None = None
     watching = False
+    if services.sockets is not None:
+        services.sockets.add(player.session_id, ws)
     try:
         await sub
-        joined = await table.request(m.Join(player.user_id))
+        await table.request(m.Join(player.user_id))
         watching = True
-        await conn.follow_seat(joined["seat"])
         await conn.resync(_int(ws.query_params.get("last_v")), ws.query_params.get("epoch"))
         pump = asyncio.create_task(conn.pump())
         reader = asyncio.create_task(read(conn))
         done, _ = await asyncio.wait({pump, reader}, return_when=asyncio.FIRST_COMPLETED)
-        if (
-            pump in done
-            and not pump.cancelled()
-            and isinstance(pump.exception(), SubscriptionOverflow)
-        ):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
+        if pump in done and not pump.cancelled():
+            failed = pump.exception()
+            if isinstance(failed, SubscriptionOverflow | TimeoutError):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reader
     except (WebSocketDisconnect, TableError):
         pass
+    except TimeoutError:  # the client stopped reading while being caught up
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
     finally:
+        if services.sockets is not None:
+            services.sockets.discard(player.session_id, ws)
         if watching:
             table.post(m.Unwatch(player.user_id))  # the observer count
         if pump is not None:
@@ -227,9 +225,18 @@ async def read(conn: Connection) -> None:
     limit = RateLimit()
     while True:
         try:
-            text = await ws.receive_text()
-        except (WebSocketDisconnect, RuntimeError, KeyError):
-            return  # KeyError: a bytes frame (receive_text wants text)
+            frame = await ws.receive()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        if frame["type"] == "websocket.disconnect":
+            return
+        text = frame.get("text")
+        if text is None:  # a binary frame
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    ws.close(CLOSE_UNSUPPORTED, "text frames only (JSON)"), 1.0
+                )
+            return
         if len(text) > p.MAX_FRAME:
             await conn.reply(p.error("too_large", f"messages are at most {p.MAX_FRAME} bytes"))
             continue
@@ -286,15 +293,9 @@ async def dispatch(conn: Connection, msg: Any) -> Any:
         await conn.resync(msg.last_v, msg.epoch)
         return {"v": conn.last_sent}
     if isinstance(msg, p.SitMsg):
-        before = conn.seat
-        await conn.follow_seat(msg.seat)  # before the table deals to it
-        try:
-            return await table.request(
-                m.Sit(user, conn.player.name, msg.seat, msg.amount, msg.request_id)
-            )
-        except TableError:
-            await conn.follow_seat(before)
-            raise
+        return await table.request(
+            m.Sit(user, conn.player.name, msg.seat, msg.amount, msg.request_id)
+        )
     if isinstance(msg, p.ActMsg):
         return await table.request(m.Act(user, msg.hand_id, msg.turn_id, msg.action, msg.amount))
     if isinstance(msg, p.ChatMsg):

@@ -36,7 +36,7 @@ def check(row: HandRecord) -> list[str]:
         return ["the deck and salt are not revealed"]
     problems = []
     try:
-        opened = commitment.reveal(row.deck, bytes.fromhex(row.salt), ())
+        opened = commitment.reveal(row.deck, bytes.fromhex(row.salt), range(commitment.DECK_SIZE))
     except ValueError as exc:
         return [f"the stored deck or master salt is malformed: {exc}"]
     if not commitment.verify_reveal(row.commitment, opened):

@@ -11,10 +11,14 @@ Exact bytes (docs/fairness.md); ``‖`` is concatenation, SHA-256 digests are ra
 - commitment ``C = SHA-256(L_0 ‖ … ‖ L_51)``, 64 lower-case hex digits.
 - R9's reshuffle seed ``SHA-256(M ‖ b"reshuffle")``, revealed after the hand.
 
-A reveal gives, per position, either the card and its ``s_i`` (the card is shown) or only
+A reveal gives, per position, either the card and its ``s_i`` (the card is opened) or only
 ``L_i`` (the card stays hidden: ``L_i`` says nothing of it, and ``s_i`` says nothing of
 ``M`` nor of any other ``s_j``). Anyone recomputes ``C`` from a reveal, and checks that the
 cards of the hand came from the positions the engine deals from (`check_deal`).
+
+A reveal opens only positions its audience has already seen (`seen_positions`): the up
+cards, the hands shown, the audience's own down cards. Never the burns nor the undealt stub:
+with those open, the 52 cards minus everything opened would be exactly the hidden hands.
 """
 
 from __future__ import annotations
@@ -86,28 +90,36 @@ def reshuffle_seed(master: bytes) -> bytes:
     return _sha(_master(master) + b"reshuffle")
 
 
-def reveal(
-    deck: Sequence[Card] | str, master: bytes, hidden_positions: Collection[int]
-) -> dict[str, Any]:
-    """The opening of the commitment for one audience: every position's card and salt, but
-    only the leaf of the `hidden_positions`."""
-    cards = _cards(deck)
-    positions: list[dict[str, Any]] = []
-    leaves = []
-    for i, card in enumerate(cards):
-        salt = position_salt(master, i)
-        leaf_i = leaf(salt, card)
-        leaves.append(leaf_i)
-        if i in hidden_positions:
-            positions.append({"position": i, "leaf": leaf_i.hex()})
-        else:
-            positions.append({"position": i, "card": str(card), "salt": salt.hex()})
-    return {
-        "scheme": SCHEME,
-        "commitment": _root(leaves),
-        "reshuffle_seed": reshuffle_seed(master).hex(),
-        "positions": positions,
-    }
+class Opening:
+    """A deck's salts and leaves, computed once, to reveal it to several audiences."""
+
+    def __init__(self, deck: Sequence[Card] | str, master: bytes) -> None:
+        self.cards = _cards(deck)
+        self.salts = [position_salt(master, i) for i in range(DECK_SIZE)]
+        self.leaves = [leaf(salt, card) for salt, card in zip(self.salts, self.cards, strict=True)]
+        self.commitment = _root(self.leaves)
+        self.reshuffle_seed = reshuffle_seed(master).hex()
+
+    def reveal(self, opened: Collection[int]) -> dict[str, Any]:
+        """The opening for one audience: the card and salt of each `opened` position (what
+        that audience has seen, `seen_positions`), only the leaf of every other."""
+        positions: list[dict[str, Any]] = [
+            {"position": i, "card": str(self.cards[i]), "salt": self.salts[i].hex()}
+            if i in opened
+            else {"position": i, "leaf": self.leaves[i].hex()}
+            for i in range(DECK_SIZE)
+        ]
+        return {
+            "scheme": SCHEME,
+            "commitment": self.commitment,
+            "reshuffle_seed": self.reshuffle_seed,
+            "positions": positions,
+        }
+
+
+def reveal(deck: Sequence[Card] | str, master: bytes, opened: Collection[int]) -> dict[str, Any]:
+    """`Opening(deck, master).reveal(opened)`: one audience's opening."""
+    return Opening(deck, master).reveal(opened)
 
 
 def opened_cards(reveal: Mapping[str, Any]) -> list[Card | None]:
@@ -154,39 +166,27 @@ def verify_reveal(commitment: str, reveal: Mapping[str, Any]) -> bool:
     return hmac.compare_digest(root, commitment.strip().lower())
 
 
-def down_card_positions(
+def seen_positions(
     deck: Sequence[Card] | str, events: Iterable[Mapping[str, Any]], seats: Collection[int]
 ) -> set[int]:
-    """The deck positions of the face-down cards dealt to `seats` (events as dicts, with
-    their cards): what a reveal hides when those seats' cards may not be shown."""
+    """The deck positions an audience has seen (events as dicts, with their cards): every
+    card dealt face up (and a community card), and the face-down cards of `seats` (its own,
+    and the hands shown to it). Not a burn, not the stub."""
     where = {card: i for i, card in enumerate(_cards(deck))}
     return {
         where[Card.parse(e["card"])]
         for e in events
-        if e["type"] == "card_dealt" and not e["face_up"] and e["seat"] in seats and e["card"]
+        if e.get("card")
+        and (
+            e["type"] == "community_card_dealt"
+            or (e["type"] == "card_dealt" and (e["face_up"] or e["seat"] in seats))
+        )
     }
 
 
-def table_hidden_seats(events: Iterable[Mapping[str, Any]]) -> set[int]:
-    """At the table (everyone, observers too): every seat dealt in whose hand was not shown
-    (it folded, mucked at the showdown, or won uncalled and did not show)."""
-    dealt: set[int] = set()
-    shown: set[int] = set()
-    for e in events:
-        if e["type"] == "card_dealt":
-            dealt.add(e["seat"])
-        elif e["type"] == "hand_shown":
-            shown.add(e["seat"])
-    return dealt - shown
-
-
-def history_hidden_seats(
-    events: Iterable[Mapping[str, Any]], showdown_seats: Collection[int], viewer: int | None
-) -> set[int]:
-    """In a player's history (R24): the seats that did not reach the showdown (they folded),
-    except the viewer's own."""
-    dealt = {e["seat"] for e in events if e["type"] == "card_dealt"}
-    return dealt - set(showdown_seats) - ({viewer} if viewer is not None else set())
+def shown_seats(events: Iterable[Mapping[str, Any]]) -> set[int]:
+    """The seats whose hands were shown to everyone at the table (observers too)."""
+    return {e["seat"] for e in events if e["type"] == "hand_shown"}
 
 
 def _sort_key(seed: bytes, card: Card) -> bytes:

@@ -61,6 +61,11 @@ def user(table_id: int | str, user_id: int | str) -> str:
     return f"{table(table_id)}:user:{_id('user id', user_id)}"
 
 
+def sessions() -> str:
+    """Logouts: the id of each revoked login session, so every process closes its sockets."""
+    return "sessions"
+
+
 def is_public(channel: str) -> bool:
     """True for channels anyone may follow; the table server asserts this before it
     publishes anything secret."""

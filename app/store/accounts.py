@@ -10,17 +10,18 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store import ledger
 from app.store.errors import InvalidEmail, InvalidName, NameTaken, WeakPassword
-from app.store.models import AuthSession, User
+from app.store.models import AllInProtection, AuthSession, User
 from app.store.types import utcnow
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{1,19}")
@@ -168,3 +169,55 @@ async def revoke_session(session: AsyncSession, session_id: int) -> None:
         .where(AuthSession.id == session_id, AuthSession.revoked_at.is_(None))
         .values(revoked_at=utcnow())
     )
+
+
+async def live_sessions(
+    session: AsyncSession, session_ids: Iterable[int], *, now: datetime | None = None
+) -> set[int]:
+    """Which of `session_ids` are still valid (neither revoked nor expired)."""
+    wanted = list(session_ids)
+    if not wanted:
+        return set()
+    now = now or utcnow()
+    rows = await session.scalars(
+        select(AuthSession.id).where(
+            AuthSession.id.in_(wanted),
+            AuthSession.revoked_at.is_(None),
+            AuthSession.expires_at > now,
+        )
+    )
+    return set(rows)
+
+
+PROTECTIONS = 2  # R19: all-in protections per player
+PROTECTION_WINDOW = timedelta(hours=24)  # R19: a rolling 24 hours
+
+
+async def claim_all_in_protection(
+    session: AsyncSession, user_id: int, hand_id: str, now: datetime
+) -> bool:
+    """R19: record an all-in protection for `user_id` in `hand_id` if fewer than
+    `PROTECTIONS` were used in the 24 hours before `now`. The player's row is locked first,
+    so two tables timing the same player out at once cannot both take the last one. The same
+    hand asking again gets its earlier answer."""
+    await session.execute(
+        select(User.id).where(User.id == user_id).with_for_update()
+    )  # SQLite holds the database's write lock for the transaction anyway
+    earlier = await session.scalar(
+        select(AllInProtection.id).where(
+            AllInProtection.user_id == user_id, AllInProtection.hand_id == hand_id
+        )
+    )
+    if earlier is not None:
+        return True
+    used = await session.scalar(
+        select(func.count(AllInProtection.id)).where(
+            AllInProtection.user_id == user_id,
+            AllInProtection.used_at > now - PROTECTION_WINDOW,
+        )
+    )
+    if (used or 0) >= PROTECTIONS:
+        return False
+    session.add(AllInProtection(user_id=user_id, hand_id=hand_id, used_at=now))
+    await session.flush()
+    return True

@@ -3,7 +3,11 @@
 1. every transaction's entries sum to zero, and so do all entries together;
 2. every account's balance equals the sum of its entries;
 3. no account but the bank holds a negative balance, and no seat a negative stack;
-4. every table's escrow equals the chips seated there.
+4. every table's escrow equals the chips seated there;
+5. every open table's own view of its seats (the stacks it last stored with a chip move or a
+   hand) is the ledger's: the same players in the same seats with the same stacks. Between
+   a hand's end and its record (the hand writer's short lag) both still show the stacks
+   before it; a gap means the table holds chips the ledger never moved, or the reverse.
 """
 
 from __future__ import annotations
@@ -14,7 +18,14 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.store.models import AccountKind, LedgerAccount, LedgerEntry, LedgerTransaction, Seat
+from app.store.models import (
+    AccountKind,
+    LedgerAccount,
+    LedgerEntry,
+    LedgerTransaction,
+    PokerTable,
+    Seat,
+)
 
 
 @dataclass
@@ -71,11 +82,16 @@ async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerRepor
     )
     sums = {account: int(total) for account, total in per_account}
     seated: dict[int, int] = defaultdict(int)
-    for table_id, stack in await session.execute(select(Seat.table_id, Seat.stack)):
+    ledger_seats: dict[int, dict[str, list[int]]] = defaultdict(dict)
+    for table_id, seat_no, user_id, stack in await session.execute(
+        select(Seat.table_id, Seat.seat_no, Seat.user_id, Seat.stack)
+    ):
         seated[table_id] += stack
         report.seated += stack
+        ledger_seats[table_id][str(seat_no)] = [user_id, stack]
         if stack < 0:
             report.violations.append(f"a seat at table {table_id} holds {stack} chips")
+    report.violations += (await _table_views(session, ledger_seats))[:limit]
     escrowed: set[int] = set()
     found: list[str] = []
     for account in await session.scalars(select(LedgerAccount).order_by(LedgerAccount.id)):
@@ -97,3 +113,30 @@ async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerRepor
     if sum(report.totals.values()) != 0:
         report.violations.append(f"all balances sum to {sum(report.totals.values())}, not 0")
     return report
+
+
+async def _table_views(
+    session: AsyncSession, ledger_seats: dict[int, dict[str, list[int]]]
+) -> list[str]:
+    """Invariant 5: each open table's stored view of its seats against the ledger's seats."""
+    found: list[str] = []
+    rows = await session.execute(
+        select(PokerTable.id, PokerTable.stacks)
+        .where(PokerTable.status == "open", PokerTable.stacks.is_not(None))
+        .order_by(PokerTable.id)
+    )
+    for table_id, view in rows:
+        if not isinstance(view, dict):
+            continue  # JSON null: the table has stored no view yet
+        ledger = ledger_seats.get(table_id, {})
+        for seat in sorted(set(view) | set(ledger), key=int):
+            held, posted = view.get(seat), ledger.get(seat)
+            if held == posted:
+                continue
+            at_table = "nobody" if held is None else f"user {held[0]} with {held[1]}"
+            in_ledger = "nobody" if posted is None else f"user {posted[0]} with {posted[1]}"
+            found.append(
+                f"table {table_id} seat {seat}: the table holds {at_table}, "
+                f"the ledger {in_ledger}"
+            )
+    return found

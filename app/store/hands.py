@@ -21,6 +21,7 @@ from app.engine import Hand, commitment
 from app.engine.cards import Card
 from app.store import ledger
 from app.store.hand_models import HandPlayer, HandRecord, HandStatus
+from app.store.models import PokerTable
 from app.store.types import utcnow
 
 RESTART = "the server restarted during the hand"
@@ -56,6 +57,9 @@ class HandFinish:
     rake: int
     deltas: dict[int, int]  # user id -> stack change (sums to -rake)
     ended_at: datetime = field(default_factory=utcnow)
+    # the table's view of all its seats after the hand, {"seat": [user id, stack]}: stored
+    # with the settlement so `ledger check` can compare the table with the ledger
+    table_stacks: dict[str, list[int]] | None = None
 
     @classmethod
     def from_hand(
@@ -67,6 +71,7 @@ class HandFinish:
         salt: bytes,
         inputs: list[list[Any]],
         deltas: dict[int, int],
+        table_stacks: dict[str, list[int]] | None = None,
     ) -> HandFinish:
         """The record of a finished `hand`: its events, the deal revealed, and its result."""
         result = hand.result
@@ -89,6 +94,7 @@ class HandFinish:
             },
             rake=result.rake,
             deltas=deltas,
+            table_stacks=table_stacks,
         )
 
 
@@ -197,6 +203,14 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
             for finish in unwritten
         ],
     )
+    views = [f for f in unwritten if f.table_stacks is not None]
+    if views:
+        await conn.execute(
+            update(PokerTable)
+            .where(PokerTable.id == bindparam("b_id"))
+            .values(stacks=bindparam("b_stacks")),
+            [{"b_id": f.start.table_id, "b_stacks": f.table_stacks} for f in views],
+        )
     return written
 
 

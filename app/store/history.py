@@ -158,15 +158,14 @@ def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[
 
 def fairness(row: HandRecord, revealed: Collection[int]) -> dict[str, Any]:
     """The deal's commitment and its reveal for a viewer who may see the down cards of the
-    `revealed` seats: the other seats' down cards are given as leaves only."""
+    `revealed` seats: it opens only the cards this history shows (never a burn, the stub, or
+    another seat's down card, which elimination would give away)."""
     assert row.deck is not None and row.salt is not None
-    events = row.events or []
-    hidden_seats = {s["seat"] for s in row.seats} - set(revealed)
-    hidden = fair.down_card_positions(row.deck, events, hidden_seats)
+    opened = fair.seen_positions(row.deck, row.events or [], revealed)
     return {
         "scheme": fair.SCHEME,
         "commitment": row.commitment,
-        "reveal": fair.reveal(row.deck, bytes.fromhex(row.salt), hidden),
+        "reveal": fair.reveal(row.deck, bytes.fromhex(row.salt), opened),
     }
 
 

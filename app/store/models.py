@@ -18,6 +18,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -178,6 +179,9 @@ class PokerTable(Base):
     status: Mapped[str] = mapped_column(String(16), default="open")
     # settings added later without a migration; typed columns are preferred
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # the table's own stacks, {"seat": [user id, stack]}, written with each chip move it
+    # makes; `ledger check` compares them with the seats (the ledger's)
+    stacks: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = _created()
 
     # loaded by `app.store.tables` (get_table, open_tables); never lazily
@@ -215,3 +219,18 @@ class Seat(Base):
 # them here registers them.
 from app.store import hand_models as _hand_models  # noqa: E402, F401
 from app.store import outbox as _outbox  # noqa: E402, F401
+
+
+class AllInProtection(Base):
+    """R19: an all-in protection a player used (at most two in any 24 hours, every table)."""
+
+    __tablename__ = "all_in_protections"
+    __table_args__ = (
+        UniqueConstraint("user_id", "hand_id"),  # a hand protects a player once
+        Index("ix_all_in_protections_user_used", "user_id", "used_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    hand_id: Mapped[str] = mapped_column(String(32))
+    used_at: Mapped[datetime] = mapped_column(UTCDateTime)

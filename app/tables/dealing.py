@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("app.tables")
 
+# finished hands a table may have unwritten before it deals again: what a crash can undo
+MAX_UNWRITTEN = 2
+
 
 def schedule_hand(table: Table, delay: float | None = None) -> None:
     if table.start_pending or table.hand is not None or table.closed or table.closing:
@@ -58,6 +61,10 @@ async def start_hand(table: Table) -> None:
     players = [info for _, info in sorted(table.seats.items()) if dealt_in(table, info)]
     if len(players) < 2:
         return  # a sit, sit-in or post schedules the next try
+    if table.unwritten > MAX_UNWRITTEN:
+        table.held_for_writer = True  # `hand_written` deals on once the writer catches up
+        publishing.emit_table(table)
+        return
     limit = table.settings.sit_out_limit
     for info in list(table.seats.values()):
         if info in players:
@@ -220,15 +227,24 @@ async def timed_out(table: Table, msg: m.TimedOut) -> None:
         table.settings.timeout_action == "all_in"
         and hand.phase is Phase.BETTING
         and not info.leaving
-        and table._protection_left(info.user_id)
+        and await protection_left(table, info.user_id)
     )
     events = hand.time_out(msg.seat, all_in_protection=protect)
     if table.recording is not None:
         table.recording.inputs.append(["timeout", msg.seat, protect])
-    if protect and any(e.to_dict().get("outcome") == "all_in" for e in events):
-        table.protections[info.user_id].append(table.clock.time())
     publishing.engine_events(table, events)
     await after_change(table)
+
+
+async def protection_left(table: Table, user_id: int) -> bool:
+    """R19: claim one of the player's all-in protections (per player, in the database, so
+    every table and a restart count the same ones). If the database cannot say, none."""
+    assert table.hand_id is not None
+    try:
+        return await table.store.claim_protection(user_id, table.hand_id, table.clock.time())
+    except Exception:
+        log.exception("table %s: could not claim an all-in protection", table.id)
+        return False
 
 
 async def finish_hand(table: Table) -> None:
@@ -241,6 +257,9 @@ async def finish_hand(table: Table) -> None:
     }
     recording = table.recording
     assert recording is not None
+    after = seating.table_stacks(table)
+    for seat, stack in result.stacks.items():
+        after[str(seat)][1] = stack
     finish = HandFinish.from_hand(
         recording.start,
         hand,
@@ -248,21 +267,15 @@ async def finish_hand(table: Table) -> None:
         salt=recording.salt,
         inputs=recording.inputs,
         deltas=deltas,
+        table_stacks=after,
     )
     # the record and its settlement commit together, off the hot path: deal on
-    table.writer.submit(table.id, f"hand {table.hand_id}", record_hand(table, finish), item=finish)
-    # everyone may check the deal now; the cards of hands not shown stay hidden (R24)
-    hidden = commitment.down_card_positions(
-        recording.deck, finish.events, commitment.table_hidden_seats(finish.events)
+    written = table.writer.submit(
+        table.id, f"hand {table.hand_id}", record_hand(table, finish), item=finish
     )
-    publishing.emit(
-        table,
-        {
-            "type": "deal_revealed",
-            "hand_id": table.hand_id,
-            "reveal": commitment.reveal(recording.deck, recording.salt, hidden),
-        },
-    )
+    table.unwritten += 1
+    written.add_done_callback(lambda _: table.post(m.HandWritten()))
+    reveal_deal(table, recording, finish.events)
     table.recording = None
     for seat, stack in result.stacks.items():
         table.seats[seat].stack = stack
@@ -270,6 +283,30 @@ async def finish_hand(table: Table) -> None:
     table.turn_id += 1  # every timer and action of the hand is stale now
     table.hands_played += 1
     await between_hands(table)
+
+
+def reveal_deal(table: Table, recording: Recording, events: list[dict[str, Any]]) -> None:
+    """Open the deal's commitment to each audience, as far as it has seen the cards: the
+    table (observers too) gets the up cards and the hands shown; each player dealt in also
+    gets their own down cards (R24: no burn, no stub, no unshown hand; docs/fairness.md)."""
+    shown = commitment.shown_seats(events)
+    deck = recording.deck
+    opening = commitment.Opening(deck, recording.salt)
+    public = commitment.seen_positions(deck, events, shown)
+    body = {"type": "deal_revealed", "hand_id": table.hand_id}
+    publishing.emit(table, {**body, "reveal": opening.reveal(public)})
+    for seat in table.hand_users:
+        if seat not in shown:  # a shown hand is open in the table's reveal already
+            own = commitment.seen_positions(deck, events, shown | {seat})
+            publishing.emit(table, {**body, "reveal": opening.reveal(own)}, seat)
+
+
+async def hand_written(table: Table, msg: m.HandWritten) -> None:
+    table.unwritten -= 1
+    if table.held_for_writer and table.unwritten <= MAX_UNWRITTEN:
+        table.held_for_writer = False
+        publishing.emit_table(table)
+        schedule_hand(table, 0)
 
 
 def record_hand(table: Table, finish: HandFinish) -> Callable[[], Any]:

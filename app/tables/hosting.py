@@ -69,9 +69,9 @@ async def host_bots(table: Table, msg: m.HostBots) -> dict[str, Any]:
     for n, seat in enumerate(free[: msg.count]):
         user_id, name = await table.store.make_bot(table.id, seat + n, chips)
         key = f"t{table.id}:bot{user_id}:{secrets.token_hex(4)}"
-        await table.store.buy_in(table.id, user_id, seat, chips, key)
-        seating.seat(table, SeatInfo(seat, user_id, name, chips, secrets.token_hex(8), bot=True))
-        seated.append(seat)
+        bot = SeatInfo(seat, user_id, name, chips, secrets.token_hex(8), bot=True)
+        if await seating.buy_in(table, bot, key):
+            seated.append(seat)
     await seating.save_state(table)
     return {"seats": seated}
 

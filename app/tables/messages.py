@@ -136,6 +136,11 @@ class StartHand:
 
 
 @dataclass(frozen=True, slots=True)
+class HandWritten:
+    """The hand writer is done with one of this table's finished hands (written or given up)."""
+
+
+@dataclass(frozen=True, slots=True)
 class BotAct:
     seat: int
     hand_id: str
@@ -151,5 +156,6 @@ class Sync:
 Message = (
     Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte | Act
     | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut | StartHand
+    | HandWritten
     | BotAct | Sync
 )  # fmt: skip

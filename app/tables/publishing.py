@@ -1,7 +1,10 @@
 """Publishing a table's events: each gets the table's next version `v`, its JSON text starts
 with ``{"v":<n>,``; a public event goes on `channels.table(id)`, a seat-private one (a face-down
-card) on `channels.seat(id, seat)` with the bare ``{"v":<n>}`` on the table channel in its
-place; a short ring of recent events answers a reconnecting client (`Resync`), else a snapshot.
+card) on `channels.user(id, user)` of the user the table holds in that seat, with the bare
+``{"v":<n>}`` on the table channel in its place. Addressing the user, not the seat, is what
+keeps a seat's cards from anyone else: a socket follows its own user's channel from the start
+and never another's, so only the table (by seating a user) decides who receives a seat's
+cards. A short ring of recent events answers a reconnecting client (`Resync`), else a snapshot.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ def emit(table: Table, body: dict[str, Any], audience: int | None = None) -> Non
         if user is None:
             user = table.seats[audience].user_id
         table.ring.append((v, text, user))
-        table.outgoing.append((channels.seat(table.id, audience), text))
+        table.outgoing.append((channels.user(table.id, user), text))
         table.outgoing.append((table.channel, f'{{"v":{v}}}'))
 
 

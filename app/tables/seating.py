@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from app.tables import dealing, publishing
 from app.tables import messages as m
 from app.tables.errors import TableError
+from app.tables.store import Stacks
 
 if TYPE_CHECKING:
     from app.tables.table import Table
@@ -48,7 +49,44 @@ class SeatInfo:
         }
 
 
+ANSWERS_KEPT = 1024  # request ids a table remembers (older repeats still move no chip)
+
+
+def request_key(table: Table, user_id: int, request_id: str) -> str:
+    """The ledger's idempotency key of a player's chip request at this table."""
+    return f"t{table.id}:u{user_id}:{request_id}"
+
+
+def answered(table: Table, key: str, content: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The first answer to a repeated request, or None for a new one. A request id is bound
+    to what it asked: the same id asking something else is refused."""
+    seen = table.answered.get(key)
+    if seen is None:
+        return None
+    if seen[0] != content:
+        raise TableError(
+            "request_id_reused", "that request id was used for another request; send a new one"
+        )
+    return seen[1]
+
+
+def remember(table: Table, key: str, content: tuple[Any, ...], answer: dict[str, Any]) -> None:
+    table.answered[key] = (content, answer)
+    if len(table.answered) > ANSWERS_KEPT:
+        del table.answered[next(iter(table.answered))]
+
+
+def table_stacks(table: Table) -> Stacks:
+    """The table's view of its seats, as stored beside the ledger's (`ledger check`)."""
+    return {str(seat): [info.user_id, info.stack] for seat, info in table.seats.items()}
+
+
 async def sit(table: Table, msg: m.Sit) -> dict[str, Any]:
+    key = request_key(table, msg.user_id, msg.key)
+    content = ("sit", msg.seat, msg.amount)
+    earlier = answered(table, key, content)
+    if earlier is not None:
+        return earlier
     s = table.settings
     if table.closing or table.closed:
         raise TableError("table_closed", "this table is closing")
@@ -64,12 +102,23 @@ async def sit(table: Table, msg: m.Sit) -> dict[str, Any]:
         )
     if s.max_buy_in is not None and msg.amount > s.max_buy_in:
         raise TableError("buy_in_too_large", f"the maximum buy-in here is {s.max_buy_in}")
-    key = f"t{table.id}:u{msg.user_id}:{msg.key}"
-    await caught_up(table)
-    await table.store.buy_in(table.id, msg.user_id, msg.seat, msg.amount, key)
     info = SeatInfo(msg.seat, msg.user_id, msg.name, msg.amount, secrets.token_hex(8))
+    await buy_in(table, info, key)
+    answer = {"seat": msg.seat, "stack": msg.amount}
+    remember(table, key, content, answer)
+    return answer
+
+
+async def buy_in(table: Table, info: SeatInfo, key: str) -> bool:
+    """Post the buy-in and seat `info` (a player or a bot). False, and nobody is seated, if
+    the ledger had posted `key` before (a repeat the table no longer remembers)."""
+    await caught_up(table)
+    stacks = table_stacks(table)
+    stacks[str(info.seat)] = [info.user_id, info.stack]
+    if not await table.store.buy_in(table.id, info.user_id, info.seat, info.stack, key, stacks):
+        return False
     seat(table, info)
-    return {"seat": msg.seat, "stack": msg.amount}
+    return True
 
 
 def seat(table: Table, info: SeatInfo) -> None:
@@ -81,6 +130,11 @@ def seat(table: Table, info: SeatInfo) -> None:
 
 
 async def top_up(table: Table, msg: m.TopUp) -> dict[str, Any]:
+    key = request_key(table, msg.user_id, msg.key)
+    content = ("top_up", msg.amount)
+    earlier = answered(table, key, content)
+    if earlier is not None:
+        return earlier
     info = table.seat_of(msg.user_id)
     if msg.amount <= 0:
         raise TableError("invalid_amount", "a top-up is a positive number of chips")
@@ -88,19 +142,23 @@ async def top_up(table: Table, msg: m.TopUp) -> dict[str, Any]:
     pending = sum(a for a, _ in info.top_ups)
     if cap is not None and info.stack + pending + msg.amount > cap:
         raise TableError("buy_in_too_large", f"a stack may hold at most {cap} here")
-    key = f"t{table.id}:u{msg.user_id}:{msg.key}"
     if table.in_hand(info.seat):
         info.top_ups.append((msg.amount, key))
-        return {"queued": True, "stack": info.stack}
-    await apply_top_up(table, info, msg.amount, key)
-    publishing.emit_seats(table)
-    return {"queued": False, "stack": info.stack}
+        answer = {"queued": True, "stack": info.stack}
+    else:
+        await apply_top_up(table, info, msg.amount, key)
+        publishing.emit_seats(table)
+        answer = {"queued": False, "stack": info.stack}
+    remember(table, key, content, answer)
+    return answer
 
 
 async def apply_top_up(table: Table, info: SeatInfo, amount: int, key: str) -> None:
     await caught_up(table)
-    await table.store.top_up(table.id, info.user_id, amount, key)
-    info.stack += amount
+    stacks = table_stacks(table)
+    stacks[str(info.seat)][1] += amount
+    if await table.store.top_up(table.id, info.user_id, amount, key, stacks):
+        info.stack += amount
 
 
 async def leave(table: Table, msg: m.Leave) -> dict[str, Any]:
@@ -125,13 +183,17 @@ async def remove(table: Table, info: SeatInfo, reason: str) -> int:
     table's hand records are not written yet (a slow database) the cash-out is queued
     behind them and the stack the table holds is what goes back."""
     key = f"leave:{table.id}:{info.key}"
+    stacks = table_stacks(table)
+    del stacks[str(info.seat)]
     if await table.writer.drain(table.id, DRAIN_WAIT):
-        amount = await table.store.cash_out(table.id, info.user_id, key)
+        amount = await table.store.cash_out(table.id, info.user_id, key, stacks)
     else:
         amount = info.stack
         user_id = info.user_id
         table.writer.submit(
-            table.id, f"cash-out {key}", lambda: table.store.cash_out(table.id, user_id, key)
+            table.id,
+            f"cash-out {key}",
+            lambda: table.store.cash_out(table.id, user_id, key, stacks),
         )
     del table.seats[info.seat]
     del table.by_user[info.user_id]

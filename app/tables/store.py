@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import select
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store import accounts, hands, ledger
 from app.store.db import Database
@@ -57,10 +59,13 @@ class TableStore(Protocol):
     ) -> int: ...
     async def load_open(self) -> list[StoredTable]: ...
     async def buy_in(
-        self, table_id: int, user_id: int, seat_no: int, amount: int, key: str
-    ) -> None: ...
-    async def top_up(self, table_id: int, user_id: int, amount: int, key: str) -> None: ...
-    async def cash_out(self, table_id: int, user_id: int, key: str) -> int: ...
+        self, table_id: int, user_id: int, seat_no: int, amount: int, key: str, stacks: Stacks
+    ) -> bool: ...
+    async def top_up(
+        self, table_id: int, user_id: int, amount: int, key: str, stacks: Stacks
+    ) -> bool: ...
+    async def cash_out(self, table_id: int, user_id: int, key: str, stacks: Stacks) -> int: ...
+    async def claim_protection(self, user_id: int, hand_id: str, now: float) -> bool: ...
     async def settle(
         self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int
     ) -> None: ...
@@ -77,6 +82,11 @@ class TableStore(Protocol):
     async def make_bot(self, table_id: int, number: int, chips: int) -> tuple[int, str]: ...
 
 
+Stacks = dict[str, list[int]]
+"""The table's own view of its seats after a chip move, ``{"seat": [user id, stack]}``: stored
+with the move, in its transaction, so `ledger check` can compare the table with the ledger."""
+
+
 def _refusal(exc: StoreError) -> TableError:
     return TableError(exc.code, exc.message)
 
@@ -87,6 +97,12 @@ def _columns(settings: TableSettings) -> dict[str, Any]:
     for name in EXTRA:
         data.pop(name)
     return data
+
+
+async def _save_stacks(session: AsyncSession, table_id: int, stacks: Stacks) -> None:
+    await session.execute(
+        update(PokerTable).where(PokerTable.id == table_id).values(stacks=stacks)
+    )
 
 
 class LedgerTableStore:
@@ -154,31 +170,53 @@ class LedgerTableStore:
             return out
 
     async def buy_in(
-        self, table_id: int, user_id: int, seat_no: int, amount: int, key: str
-    ) -> None:
+        self, table_id: int, user_id: int, seat_no: int, amount: int, key: str, stacks: Stacks
+    ) -> bool:
+        """Sit down with `amount`; False (and nothing moves) if `key` was posted before."""
         try:
             async with self.db.transaction() as s:
-                await ledger.buy_in(
+                posted = await ledger.buy_in(
                     s, user_id=user_id, table_id=table_id, amount=amount, key=key, seat_no=seat_no
                 )
+                if not posted.replayed:
+                    await _save_stacks(s, table_id, stacks)
+                return not posted.replayed
         except StoreError as exc:
             raise _refusal(exc) from None
 
-    async def top_up(self, table_id: int, user_id: int, amount: int, key: str) -> None:
+    async def top_up(
+        self, table_id: int, user_id: int, amount: int, key: str, stacks: Stacks
+    ) -> bool:
+        """Add `amount` to a seated stack; False (and nothing moves) if `key` was posted before."""
         try:
             async with self.db.transaction() as s:
-                await ledger.buy_in(s, user_id=user_id, table_id=table_id, amount=amount, key=key)
+                posted = await ledger.buy_in(
+                    s, user_id=user_id, table_id=table_id, amount=amount, key=key
+                )
+                if not posted.replayed:
+                    await _save_stacks(s, table_id, stacks)
+                return not posted.replayed
         except StoreError as exc:
             raise _refusal(exc) from None
 
-    async def cash_out(self, table_id: int, user_id: int, key: str) -> int:
+    async def cash_out(self, table_id: int, user_id: int, key: str, stacks: Stacks) -> int:
         try:
             async with self.db.transaction() as s:
                 posted = await ledger.cash_out(s, user_id=user_id, table_id=table_id, key=key)
+                if not posted.replayed:
+                    await _save_stacks(s, table_id, stacks)
                 player = await ledger.account_id(s, ledger.player_code(user_id))
                 return posted.amount_for(player)
         except StoreError as exc:
             raise _refusal(exc) from None
+
+    async def claim_protection(self, user_id: int, hand_id: str, now: float) -> bool:
+        """R19: use one of the player's all-in protections for `hand_id` if they have one
+        left in the 24 hours before `now` (every table and process counts the same rows)."""
+        async with self.db.transaction() as s:
+            return await accounts.claim_all_in_protection(
+                s, user_id, hand_id, datetime.fromtimestamp(now, UTC)
+            )
 
     async def settle(self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int) -> None:
         async with self.db.transaction() as s:

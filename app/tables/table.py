@@ -39,9 +39,6 @@ __all__ = ["DeckSource", "SeatInfo", "Table", "version_of"]
 
 log = logging.getLogger("app.tables")
 
-PROTECTIONS = 2  # R19: all-in protections per player per 24 hours
-DAY = 24 * 3600.0
-
 DeckSource = Callable[[], Sequence[Card]]
 
 
@@ -90,7 +87,8 @@ class Table:
         self.closing = False
         self.closed = False
         self.pending_settings: TableSettings | None = None
-        self.protections: dict[int, list[float]] = {}
+        # chip requests answered, by ledger key: (what was asked, the answer), oldest first
+        self.answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
         self.hands_played = 0
         self.viewers: dict[int, int] = {}  # user -> open sockets (Join / Unwatch)
         self.observers = 0  # connected users not seated, as last announced
@@ -100,6 +98,8 @@ class Table:
         self.turn_alarm = Alarm(self.clock)  # the action timer (R19)
         self.start_token = 0
         self.start_pending = False
+        self.unwritten = 0  # finished hands the hand writer has not written yet
+        self.held_for_writer = False  # the next hand waits for them (`dealing.MAX_UNWRITTEN`)
 
     # -- life ------------------------------------------------------------------------------
 
@@ -203,6 +203,7 @@ class Table:
             "closing": self.closing,
             "closed": self.closed,
             "hands_played": self.hands_played,
+            "saving": self.held_for_writer,  # the next hand waits for earlier ones' records
         }
 
     def summary(self) -> dict[str, Any]:
@@ -248,12 +249,6 @@ class Table:
     def in_hand(self, seat: int) -> bool:
         return self.hand is not None and seat in self.hand.by_seat
 
-    def _protection_left(self, user_id: int) -> bool:
-        now = self.clock.time()
-        used = [t for t in self.protections.get(user_id, []) if now - t < DAY]
-        self.protections[user_id] = used
-        return len(used) < PROTECTIONS
-
 
 _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.Join: publishing.join,
@@ -274,6 +269,7 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.HostBots: hosting.host_bots,
     m.HostClose: hosting.host_close,
     m.StartHand: dealing.start_hand_msg,
+    m.HandWritten: dealing.hand_written,
     m.Act: dealing.act,
     m.BotAct: dealing.bot_act,
     m.TimedOut: dealing.timed_out,

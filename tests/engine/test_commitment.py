@@ -105,40 +105,49 @@ def test_a_real_hand_verifies_for_every_audience_and_hides_folded_cards() -> Non
         e["card"] for e in evs if e["type"] == "card_dealt" and e["seat"] == 1 and not e["face_up"]
     }
     assert len(folded_downs) == 2
-    for hidden_seats in ({1}, commitment.table_hidden_seats(evs), set()):
-        hidden = commitment.down_card_positions(deck, evs, hidden_seats)
-        r = commitment.reveal(deck, MASTER, hidden)
+    dealt = {e["seat"] for e in evs if e["type"] == "card_dealt"}
+    table_hidden = dealt - commitment.shown_seats(evs)
+    for hidden_seats in ({1}, table_hidden, set()):
+        opened = commitment.seen_positions(deck, evs, dealt - hidden_seats)
+        r = commitment.reveal(deck, MASTER, opened)
         assert r["commitment"] == c and commitment.verify_reveal(c, r)
         assert commitment.check_deal(masked(evs, hidden_seats), r) == []
         text = json.dumps(r)
         assert MASTER.hex() not in text
         shown = {p["card"] for p in r["positions"] if "card" in p}
-        assert len(shown) == 52 - len(hidden)
+        # exactly the cards this audience saw: no burn, no stub, no hidden hand
+        seen = {
+            e["card"]
+            for e in masked(evs, hidden_seats)
+            if e["type"] in ("card_dealt", "community_card_dealt") and e["card"]
+        }
+        assert shown == seen and len(shown) < 52 - len(hidden_seats)
         if 1 in hidden_seats:
             assert not folded_downs & shown
 
 
-def test_the_table_hides_mucked_and_folded_hands_the_history_only_folded() -> None:
-    _, hand = folding_hand()
+def test_the_table_opens_only_shown_hands_never_mucked_or_folded_ones() -> None:
+    deck, hand = folding_hand()
     evs = events(hand)
     shown = {e["seat"] for e in evs if e["type"] == "hand_shown"}
     mucked = {e["seat"] for e in evs if e["type"] == "hand_mucked"}
     assert mucked, "someone mucks at the showdown"
-    assert commitment.table_hidden_seats(evs) == {1} | mucked
-    assert not shown & commitment.table_hidden_seats(evs)
-    assert commitment.history_hidden_seats(evs, hand.showdown_hands(), viewer=1) == set()
-    assert commitment.history_hidden_seats(evs, hand.showdown_hands(), viewer=0) == {1}
-    assert commitment.history_hidden_seats(evs, hand.showdown_hands(), viewer=None) == {1}
+    assert commitment.shown_seats(evs) == shown and not shown & (mucked | {1})
+    opened = commitment.seen_positions(deck, evs, commitment.shown_seats(evs))
+    for e in evs:
+        if e["type"] == "card_dealt":
+            where = deck.index(Card.parse(e["card"]))
+            assert (where in opened) == (e["face_up"] or e["seat"] in shown)
 
 
 def test_any_change_fails() -> None:
     deck, hand = folding_hand()
     evs = events(hand)
     c = commitment.commit(deck, MASTER)
-    hidden = commitment.down_card_positions(deck, evs, {1})
-    r = commitment.reveal(deck, MASTER, hidden)
+    opened = commitment.seen_positions(deck, evs, {0, 2})
+    r = commitment.reveal(deck, MASTER, opened)
     i = next(p["position"] for p in r["positions"] if "card" in p)
-    h = min(hidden)
+    h = min(set(range(52)) - opened)
 
     def changed(edit: Callable[[list[dict[str, Any]]], None]) -> dict[str, Any]:
         copy = json.loads(json.dumps(r))
@@ -167,7 +176,7 @@ def test_any_change_fails() -> None:
     assert commitment.commit(deck[1::-1] + deck[2:], MASTER) != c
     # a deck that commits fine but is not the one dealt: the deal check fails
     other = deck[1::-1] + deck[2:]
-    r2 = commitment.reveal(other, MASTER, ())
+    r2 = commitment.reveal(other, MASTER, range(52))
     assert commitment.verify_reveal(commitment.commit(other, MASTER), r2)
     assert commitment.check_deal(evs, r2) != []
 
@@ -175,8 +184,8 @@ def test_any_change_fails() -> None:
 def test_hidden_positions_reveal_nothing_of_their_card() -> None:
     deck = shuffled(2)
     moved = deck[1:2] + deck[:1] + deck[2:]  # the same card at another position
-    a = commitment.reveal(deck, MASTER, {0, 1})["positions"]
-    b = commitment.reveal(moved, MASTER, {0, 1})["positions"]
+    a = commitment.reveal(deck, MASTER, range(2, 52))["positions"]
+    b = commitment.reveal(moved, MASTER, range(2, 52))["positions"]
     assert a[0]["leaf"] != b[1]["leaf"] and a[1]["leaf"] != b[0]["leaf"]
     assert set(a[0]) == {"position", "leaf"}
     # a position's salt is not the master's, nor any other position's
@@ -196,19 +205,21 @@ def test_the_reshuffle_checks_out_with_seven_players_to_the_river() -> None:
     evs = events(hand)
     assert any(e["type"] == "burns_reshuffled" for e in evs)
     c = commitment.commit(deck, MASTER)
-    for hidden_seats in (set(), commitment.table_hidden_seats(evs)):
-        hidden = commitment.down_card_positions(deck, evs, hidden_seats)
-        r = commitment.reveal(deck, MASTER, hidden)
+    dealt = {e["seat"] for e in evs if e["type"] == "card_dealt"}
+    for hidden_seats in (set(), dealt - commitment.shown_seats(evs)):
+        r = commitment.reveal(
+            deck, MASTER, commitment.seen_positions(deck, evs, dealt - hidden_seats)
+        )
         assert commitment.verify_reveal(c, r)
         assert commitment.check_deal(masked(evs, hidden_seats), r) == []
-    r = commitment.reveal(deck, MASTER, ())
+    r = commitment.reveal(deck, MASTER, range(52))
     bad = {**r, "reshuffle_seed": hashlib.sha256(b"other").hexdigest()}
     assert commitment.check_deal(evs, bad) != []
 
 
 def test_the_documented_one_line_check_prints_the_commitment() -> None:
     deck, hand = folding_hand()
-    r = commitment.reveal(deck, MASTER, commitment.down_card_positions(deck, events(hand), {1}))
+    r = commitment.reveal(deck, MASTER, commitment.seen_positions(deck, events(hand), {0, 2}))
     line = (
         "import hashlib,json,sys;r=json.load(sys.stdin);print(hashlib.sha256(b''.join("
         "bytes.fromhex(p['leaf']) if 'leaf' in p else hashlib.sha256(bytes.fromhex(p['salt'])"

@@ -122,8 +122,12 @@ class Client:
     async def open(
         cls, live: Live, table_id: int, token: str, user_id: int, **params: Any
     ) -> Client:
-        query = "&".join(f"{k}={v}" for k, v in {"token": token, **params}.items())
-        ws = await connect(f"{live.ws_url}/ws/tables/{table_id}?{query}", max_size=2**20)
+        query = "&".join(f"{k}={v}" for k, v in params.items())
+        ws = await connect(
+            f"{live.ws_url}/ws/tables/{table_id}?{query}",
+            max_size=2**20,
+            additional_headers={"Authorization": f"Bearer {token}"},
+        )
         client = cls(ws, user_id)
         live.clients.append(client)
         await client.wait(lambda f: f.get("type") == "snapshot" or "v" in f)

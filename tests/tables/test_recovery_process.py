@@ -6,152 +6,29 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 from sqlalchemy import select
-from websockets.asyncio.client import ClientConnection, connect
 
 from app.store import ledger
 from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
 from app.store.models import Seat
-
-ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "a long pass phrase"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _env(data_dir: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        DATA_DIR=str(data_dir),
-        DATABASE_URL="",
-        REDIS_URL="",
-        ARGON2_TIME_COST="1",
-        ARGON2_MEMORY_KIB="8192",
-        ARGON2_PARALLELISM="1",
-    )
-    return env
-
-
-@contextmanager
-def server(data_dir: Path, port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log.open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=ROOT,
-            env=_env(data_dir),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-
-
-class Player:
-    """A WebSocket client that answers its own turns: bring in, check or call, muck."""
-
-    def __init__(self, ws: ClientConnection, user_id: int) -> None:
-        self.ws = ws
-        self.user_id = user_id
-        self.seat: int | None = None
-        self.frames: list[dict[str, Any]] = []
-        self.task = asyncio.get_running_loop().create_task(self._read())
-        self.acting = True
-
-    async def _read(self) -> None:
-        async for text in self.ws:
-            frame = json.loads(text)
-            self.frames.append(frame)
-            if frame.get("type") == "snapshot":
-                self.seat = frame["you"]["seat"]
-            if frame.get("type") == "turn" and frame["seat"] == self.seat and self.acting:
-                legal = frame["legal"]
-                if legal.get("bring_in"):
-                    action = "bring_in"
-                elif legal.get("muck"):
-                    action = "muck"
-                elif legal.get("show"):
-                    action = "show"
-                elif legal.get("check"):
-                    action = "check"
-                else:
-                    action = "call"
-                await self.ws.send(
-                    json.dumps(
-                        {
-                            "type": "act",
-                            "hand_id": frame["hand_id"],
-                            "turn_id": frame["turn_id"],
-                            "action": action,
-                        }
-                    )
-                )
-
-    def count(self, kind: str) -> int:
-        return sum(1 for f in self.frames if f.get("type") == kind)
-
-    async def wait(self, predicate: Any, timeout: float = 20) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for frame in self.frames:
-                if predicate(frame):
-                    return frame
-            await asyncio.sleep(0.02)
-        raise AssertionError("timed out waiting for a frame")
-
-    async def close(self) -> None:
-        self.task.cancel()
-        await self.ws.close()
+from tests.serverproc import Player, ledger_check, register, server
+from tests.serverproc import free_port as _free_port
+from tests.serverproc import server_env as _env
 
 
 async def _register(http: httpx.AsyncClient, name: str) -> tuple[int, str]:
-    r = await http.post(
-        "/api/register",
-        json={"name": name, "password": "a long pass phrase", "email": f"{name}@example.com"},
-    )
-    assert r.status_code == 201, r.text
-    r = await http.post("/api/login", json={"name": name, "password": PASSWORD})
-    assert r.status_code == 200, r.text
-    body = r.json()
-    return int(body["user"]["id"]), body["token"]
+    return await register(http, name)
 
 
 async def _connect(port: int, table_id: int, token: str, user_id: int) -> Player:
-    ws = await connect(
-        f"ws://127.0.0.1:{port}/ws/tables/{table_id}?token={token}",
-        origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
-    )
-    return Player(ws, user_id)
+    return await Player.connect(port, table_id, token, user_id)
 
 
 async def _db_state(db: Database, table_id: int) -> dict[str, Any]:
@@ -242,10 +119,7 @@ async def test_sigkill_mid_hand_then_restart_finds_everything_right(tmp_path: Pa
             assert [v["hand_id"] for v in snap["voided"]] == [live_hand]
             assert {s["seat"]: s["stack"] for s in snap["seats"]} == starting or snap["hand"]
             await back.close()
-        check = subprocess.run(
-            [sys.executable, "-m", "app", "ledger", "check"],
-            cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        check = ledger_check(_env(tmp_path))
         assert check.returncode == 0, check.stdout + check.stderr
     finally:
         await db.dispose()
