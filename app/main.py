@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from app import logredact
 from app.api import accounts, history, lobby, static, ws
 from app.api import mail as mail_api
 from app.config import Settings, get_settings
@@ -43,6 +44,7 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    logredact.install()  # no token or invite in an access log line
     application = FastAPI(title=f"{settings.site_name}: Seven Card Stud", lifespan=table_server)
     accounts.install(application, settings)  # sets app.state.settings
     application.include_router(lobby.router)

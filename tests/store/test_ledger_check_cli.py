@@ -25,6 +25,8 @@ async def _seed(db: Database) -> None:
         await ledger.settle_hand(
             s, table_id=table.id, key="h1", deltas={alice.id: 90, bob.id: -100}, rake=10
         )
+        # the table's own view of its seats, as the table server stores it
+        table.stacks = {"0": [alice.id, 590], "1": [bob.id, 400]}
 
 
 async def _check(
@@ -56,6 +58,16 @@ async def test_a_sound_ledger_passes_with_its_totals(
         ("UPDATE seats SET stack = stack + 5 WHERE seat_no = 0", "chips are seated there"),
         ("UPDATE ledger_accounts SET balance = balance + 7 WHERE code = 'house'", "entries sum"),
         ("UPDATE ledger_entries SET amount = amount + 1 WHERE id = 1", "sums to 1"),
+        # the table holds chips the ledger never moved: a seat's stack, or a whole seat
+        (
+            "UPDATE poker_tables SET stacks = '{\"0\": [1, 790], \"1\": [2, 400]}'",
+            "table 1 seat 0: the table holds user 1 with 790, the ledger user 1 with 590",
+        ),
+        (
+            "UPDATE poker_tables SET stacks = "
+            "'{\"0\": [1, 590], \"1\": [2, 400], \"3\": [2, 500]}'",
+            "table 1 seat 3: the table holds user 2 with 500, the ledger nobody",
+        ),
     ],
 )
 async def test_each_violation_fails_the_check(

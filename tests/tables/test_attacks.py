@@ -28,6 +28,8 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from app.tables.dealing import MAX_UNWRITTEN
 from tests.serverproc import (
@@ -347,3 +349,25 @@ async def test_a_table_waits_for_its_records_instead_of_running_ahead(tmp_path: 
         assert check.returncode == 0, check.stdout + check.stderr
         for p in players:
             await p.close()
+
+
+async def test_tokens_and_invites_never_reach_the_log(tmp_path: Path) -> None:
+    with running(tmp_path) as (port, _env):
+        [(_ann, token)] = await _users(port, "ann")
+        table_id = await _table(port, token, private=True)
+        secrets_sent = [f"s{secrets.token_hex(8)}" for _ in range(3)]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            r = await http.get(f"/api/mail/verify?token={secrets_sent[0]}")
+            assert r.status_code >= 400  # a made-up verification token
+        # a session token in a socket's URL is refused, and not written down either
+        with pytest.raises(InvalidStatus):
+            await connect(
+                f"ws://127.0.0.1:{port}/ws/tables/{table_id}?token={token}"
+                f"&invite={secrets_sent[1]}"
+            )
+        sock = await open_socket(port, table_id, token, f"?invite={secrets_sent[2]}")
+        await sock.close()
+    log = (tmp_path / "server.log").read_text()
+    assert "/api/mail/verify?token=[redacted]" in log  # the line is there, its secret not
+    for secret in [token, *secrets_sent]:
+        assert secret not in log

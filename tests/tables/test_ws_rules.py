@@ -10,6 +10,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from app.api import ws as ws_module
+from app.store.audit import check_ledger
 from app.fanout import BaseFanout
 from app.store.db import Database
 from app.tables import FakeClock
@@ -225,6 +226,9 @@ async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
         await live.settle(table_id, 0.001)
     assert table.hands_played >= 12
     await live.settle(table_id)
+    async with live.db.session() as s:  # the table's stacks are the ledger's after it all
+        report = await check_ledger(s)
+    assert report.ok, report.violations
     check_secrecy(me.frames, my_seat=0)
     check_secrecy(observer.frames, my_seat=None)
     assert any(f.get("type") == "hand_shown" for f in observer.frames)
