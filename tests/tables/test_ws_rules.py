@@ -10,8 +10,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from app.api import ws as ws_module
-from app.store.audit import check_ledger
 from app.fanout import BaseFanout
+from app.store.audit import check_ledger
 from app.store.db import Database
 from app.tables import FakeClock
 from tests.tables.live import Client, Frame, Live, live_server
