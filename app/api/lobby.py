@@ -229,7 +229,7 @@ async def join_table(body: JoinTable, services: Services, player: CurrentPlayer)
         table.password_hash, body.password or ""
     ):
         raise HTTPException(403, {"code": "bad_password", "message": "wrong table password"})
-    table.members.add(player.user_id)
+    await table.request(m.Admit(player.user_id))
     return {"table": table.summary(), "ws": f"/ws/tables/{table.id}"}
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import time
 from typing import Any
@@ -26,7 +27,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from app.api import protocol as p
-from app.api.lobby import Player, TableServices, authenticate, get_services
+from app.api.lobby import Player, TableServices, authenticate, get_services, may_see
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
 from app.tables import Table, TableError
@@ -155,18 +156,15 @@ async def table_socket(ws: WebSocket, table_id: int) -> None:
 
 
 async def admitted(ws: WebSocket, table: Table, player: Player, services: TableServices) -> bool:
-    if not table.settings.private:
-        return True
-    if player.user_id in table.members or player.user_id == table.host_user_id:
+    if may_see(table, player):
         return True
     invite = ws.query_params.get("invite")
-    if invite and table.password_hash is None and table.invite_token:
-        import hmac
-
-        if hmac.compare_digest(invite, table.invite_token):
-            table.members.add(player.user_id)
-            return True
-    return False
+    if not invite or table.password_hash is not None or not table.invite_token:
+        return False
+    if not hmac.compare_digest(invite, table.invite_token):
+        return False
+    await table.request(m.Admit(player.user_id))
+    return True
 
 
 def _int(value: str | None) -> int | None:

@@ -59,8 +59,8 @@ async def start_hand(table: Table) -> None:
     if table.pending_settings is not None:
         await hosting.apply_settings(table, table.pending_settings)
     players = [info for _, info in sorted(table.seats.items()) if dealt_in(table, info)]
-    if len(players) < 2:
-        return  # a sit, sit-in or post schedules the next try
+    if len(players) < 2 or all(info.bot for info in players):
+        return  # bots alone do not play on; a sit, sit-in or post schedules the next try
     if table.unwritten > MAX_UNWRITTEN:
         table.held_for_writer = True  # `hand_written` deals on once the writer catches up
         publishing.emit_table(table)

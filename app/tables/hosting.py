@@ -43,6 +43,15 @@ async def host_pause(table: Table, msg: m.HostPause) -> dict[str, Any]:
     return {"paused": table.paused}
 
 
+async def admit(table: Table, msg: m.Admit) -> dict[str, Any]:
+    """A private table's new member (invite or password checked by the caller), kept with
+    the table's state so a restart remembers them."""
+    if msg.user_id not in table.members:
+        table.members.add(msg.user_id)
+        await seating.save_state(table)
+    return {}
+
+
 async def host_remove(table: Table, msg: m.HostRemove) -> dict[str, Any]:
     table.host_only(msg.user_id)
     info = table.seats.get(msg.seat)

@@ -22,6 +22,13 @@ class Unwatch:
 
 
 @dataclass(frozen=True, slots=True)
+class Admit:
+    """A private table lets this user in (a valid invite or password): kept with the table."""
+
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class Resync:
     """What the client missed after version `last_v` of table `epoch`, or a snapshot."""
 
@@ -154,8 +161,7 @@ class Sync:
 
 
 Message = (
-    Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte | Act
-    | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut | StartHand
-    | HandWritten
-    | BotAct | Sync
+    Admit | Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte
+    | Act | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut
+    | StartHand | HandWritten | BotAct | Sync
 )  # fmt: skip

@@ -251,6 +251,7 @@ class Table:
 
 
 _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
+    m.Admit: hosting.admit,
     m.Join: publishing.join,
     m.Unwatch: publishing.unwatch,
     m.Resync: publishing.resync,
