@@ -36,8 +36,9 @@ Amounts: ints in the table's chip unit. `Action.amount` for BRING_IN, COMPLETE, 
 is the seat's total wager on the street after the action; it may be omitted when only one
 amount is legal (with two, e.g. the R14 option, it must be given). CALL may carry its "to"
 amount. `LegalActions.call` is the chips a call adds; `bets`/`raises` list the legal
-"to" amounts: (small, big) for the R14 fourth-street option, an all-in amount when the stack is
-short. `LegalActions.actions()` lists every legal `Action`.
+"to" amounts: two with the R14 fourth-street option (a bet or raise by the small or the big
+bet), an all-in amount when the stack is short. `LegalActions.actions()` lists every legal
+`Action`.
 
 Events (events.py) are frozen dataclasses with `audience` (None = everyone, else the one seat
 that may see it), `public()` (the redacted counterpart: a face-down `CardDealt` without its
