@@ -99,6 +99,32 @@ def test_r13_after_a_completion_the_bring_in_may_raise() -> None:
     assert (legal.seat, legal.call, legal.raises) == (0, 10, (40,))
 
 
+def test_r13_no_amount_between_the_bring_in_and_the_completion() -> None:
+    hand = table()
+    for bad in ("bring_in 15", "complete 15", "complete 10"):
+        with pytest.raises(IllegalAction):
+            play(hand, f"0: {bad}")
+    assert hand.seat_state(0).put == 5 and hand.to_act == 0  # nothing changed
+
+
+def test_r13_a_short_all_in_bring_in_may_be_called_for_that_amount_or_completed() -> None:
+    hand = table(stacks={0: 5 + 7})
+    legal = hand.legal_actions()
+    assert (legal.bring_in, legal.complete) == (7, None)  # all-in for less than the bring-in
+    play(hand, "0: bring_in")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.fold, legal.call, legal.complete) == (1, True, 7, 20)
+    assert legal.bring_in is None and legal.raises == ()
+    with pytest.raises(IllegalAction, match="Complete to 20"):
+        play(hand, "1: complete 10")  # no topping the short bring-in up to the full one
+    play(hand, "1: call")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.call, legal.complete) == (2, 7, 20)
+    play(hand, "2: call")  # everyone called: the round is over, the all-in has no option
+    assert hand.street == 4
+    assert [hand.seat_state(s).put for s in range(3)] == [12, 12, 12]
+
+
 # -- R14, R15 ----------------------------------------------------------------------------
 
 OPEN_PAIR = {0: "????2c 9s", 1: "????Kd Kh", 2: "????Qh 3c"}
