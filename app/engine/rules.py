@@ -1,4 +1,4 @@
-"""A table's settings for one hand and the seats dealt in (RULES.md R1, R2, R4, R19, R22)."""
+"""A table's settings for one hand and the seats dealt in (docs/rules.md R1, R2, R4, R19, R22)."""
 
 from __future__ import annotations
 

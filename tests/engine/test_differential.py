@@ -8,7 +8,7 @@ stacks must be the same. Each export must also replay in our own engine to the s
 Pokerkit -> ours: random pokerkit-played hands are imported and replayed by our engine to
 pokerkit's finishing stacks.
 
-pokerkit differs from RULES.md in five known ways (issue 3). Only these are skipped or
+pokerkit differs from docs/rules.md in five known ways (issue 3). Only these are skipped or
 adapted, each recognised precisely, and counted:
 
 1. *Open-pair big bet* (R14): pokerkit has no fourth-street big bet in Stud Hi: neither the

@@ -1,4 +1,4 @@
-"""Betting: R13–R19 (RULES.md) with scripted decks and actions.
+"""Betting: R13–R19 (docs/rules.md) with scripted decks and actions.
 
 Stakes everywhere: ante 5, bring-in 10, small bet 20, big bet 40.
 """

@@ -1,4 +1,4 @@
-"""The deal and who acts first: R1, R2, R5–R12 (RULES.md), with scripted decks."""
+"""The deal and who acts first: R1, R2, R5–R12 (docs/rules.md), with scripted decks."""
 
 from __future__ import annotations
 
