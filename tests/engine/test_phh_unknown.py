@@ -28,7 +28,7 @@ def history(actions: list[str], stacks: list[int], variant: str = "F7S") -> str:
     )
 
 
-def test_unknown_door_card_of_another_player_does_not_take_the_recorded_bring_in() -> None:
+def test_r10_unknown_door_card_of_another_player_does_not_take_the_recorded_bring_in() -> None:
     # p1 folds and shows nothing; the lowest unused card (a deuce) as its door would make
     # p1 the bring-in, where the history has p2's 5c bring in
     text = history(
@@ -56,7 +56,7 @@ def test_unknown_door_card_of_another_player_does_not_take_the_recorded_bring_in
     ("variant", "doors"),
     [("F7S", ("9d", "Ks")), ("F7S/8", ("3d", "Ks")), ("FR", ("Qd", "5s"))],
 )
-def test_unknown_door_card_of_the_bring_in_player_follows_the_history(
+def test_r10_unknown_door_card_of_the_bring_in_player_follows_the_history(
     variant: str, doors: tuple[str, str]
 ) -> None:
     text = history(
@@ -82,7 +82,7 @@ def test_unknown_door_card_of_the_bring_in_player_follows_the_history(
     assert replayed.finishing_stacks == [485, 520, 495]
 
 
-def test_a_bring_in_no_unknown_door_card_allows_is_refused_naming_the_card() -> None:
+def test_r10_a_bring_in_no_unknown_door_card_allows_is_refused_naming_the_card() -> None:
     # p2's 2c is the lowest card there is: nothing hidden in p1's door lets p1 bring in
     text = history(
         ["d dh p1 ??????", "d dh p2 7h8h2c", "d dh p3 4c4dKs", "p1 pb", "p2 f", "p3 f"],
@@ -125,7 +125,7 @@ def test_r11_unknown_door_of_a_player_all_in_from_the_ante_passes_the_bring_in()
     assert replayed.finishing_stacks == [0, 485, 520]
 
 
-def test_unknown_down_cards_of_a_hand_the_showdown_must_show_are_refused_by_name() -> None:
+def test_r23_unknown_down_cards_of_a_hand_the_showdown_must_show_are_refused_by_name() -> None:
     # p1's open kings beat p2 whatever p1's hidden cards are, so the cards would speak
     # (R23): its value, and the pot, would be a guess
     text = history(
@@ -163,7 +163,7 @@ def test_unknown_down_cards_of_a_hand_the_showdown_must_show_are_refused_by_name
     assert shown == [0]  # p1, first to act on the river, shows first
 
 
-def test_unknown_up_card_that_decides_who_acts_first_is_refused_by_name() -> None:
+def test_r12_unknown_up_card_that_decides_who_acts_first_is_refused_by_name() -> None:
     # p2 shows a pair of threes on fourth street; p1's fourth-street card is not recorded,
     # and the history has p1 act first (a queen would pair it): the replay cannot know
     text = history(
