@@ -1,5 +1,6 @@
-"""The hand engine: Stud Hi, Stud Hi/Lo and Razz by RULES.md. Standard library only, no I/O,
-no clock, no randomness inside: the same inputs always replay to the same hand.
+"""The hand engine: Stud Hi, Stud Hi/Lo and Razz as docs/rules.md states them. Standard
+library only, no I/O, no clock, no randomness inside: the same inputs always replay to the
+same hand.
 
 Public API (everything below is importable from `app.engine`)::
 
@@ -36,8 +37,9 @@ Amounts: ints in the table's chip unit. `Action.amount` for BRING_IN, COMPLETE, 
 is the seat's total wager on the street after the action; it may be omitted when only one
 amount is legal (with two, e.g. the R14 option, it must be given). CALL may carry its "to"
 amount. `LegalActions.call` is the chips a call adds; `bets`/`raises` list the legal
-"to" amounts: (small, big) for the R14 fourth-street option, an all-in amount when the stack is
-short. `LegalActions.actions()` lists every legal `Action`.
+"to" amounts: two with the R14 fourth-street option (a bet or raise by the small or the big
+bet), an all-in amount when the stack is short. `LegalActions.actions()` lists every legal
+`Action`.
 
 Events (events.py) are frozen dataclasses with `audience` (None = everyone, else the one seat
 that may see it), `public()` (the redacted counterpart: a face-down `CardDealt` without its
@@ -47,7 +49,8 @@ BringInDue, then BroughtIn / Completed / Bet / Raised / Called / Checked / Folde
 UncalledBetReturned, StreetStarted(4..7), BurnsReshuffled, CommunityCardDealt, ShowdownStarted,
 HandShown / HandMucked / ShowDeclined, RakeTaken, PotAwarded*, HandEnded.
 
-Decisions where RULES.md leaves room (see also betting.py for R18):
+Readings where a rule leaves room (docs/rules.md states each; see also betting.py for R14
+and R18):
 - R9: the reshuffle orders burns + stub by sha256(reshuffle_seed + bytes([card])). The
   community card is not part of anyone's showing hand for R12.
 - R11/R12: the bring-in and the best showing hand are found among all seats still in,
@@ -66,8 +69,13 @@ Decisions where RULES.md leaves room (see also betting.py for R18):
   one-seat pot goes to its seat even if it mucks.
 - R21: the odd-chip card is the highest of the five used: for a high hand aces high (a wheel's
   ace), for a low aces low; ties of rank go by suit.
-- R4: a hand "ends on third street" when fourth street was never dealt. Rake is a
-  percentage of all pots together, capped, taken from the main pot first.
+- R14: an all-in more than a small bet over the last full wager goes big, as a big bet or
+  raise does; small and big raises count alike toward the cap.
+- R4: a hand "ends on third street" when fourth street was never dealt (an all-in run-out
+  did not). Rake is a percentage of all pots together, capped (a cap of 0 is no cap), taken
+  from the main pot first.
+- PHH import (phh.py, phh_unknown.py): a card recorded as ``??`` decides nothing; unknown
+  door cards follow the recorded bring-in, else the history is refused naming them.
 """
 
 from app.engine.actions import Action, ActionKind, IllegalAction, LegalActions

@@ -1,5 +1,9 @@
 """One fixed-limit betting round: who may do what, for how much (R13–R18).
 
+R14, Stud Hi's fourth street with an open pair: every bet or raise may be by the small or the
+big bet until one goes more than a small bet over the last full wager (a big one, or an all-in
+toward it); from then on the unit is the big bet.
+
 Terms: `level` is the highest wager on the street; a *full* bet or raise (the completion on
 third street) counts toward the cap of a bet and three raises and reopens the betting: every
 seat that acted before it may raise again. `base` is the level of the last full wager and the
@@ -50,11 +54,11 @@ class BettingRound:
         self.rules = rules
         self.street = street
         self.players = players
-        self.open_pair = open_pair  # R14: the first bettor may bet big (stud, fourth street)
+        self.open_pair = open_pair  # R14: small or big wagers (stud, fourth street)
         self.bring_in_due = street == 3
         self.completed = street != 3
         self.unit = rules.small_bet if street <= 4 else rules.big_bet
-        self.big = False  # R14: once big, always big
+        self.big = False  # R14: once a wager is big, every later one is
         self.level = 0
         self.base = 0
         self.count = 0  # full bets and raises so far (R16)
@@ -126,9 +130,10 @@ class BettingRound:
         return legal
 
     def targets(self) -> tuple[int, ...]:
-        """The full "to" amounts of the next bet or raise (two with the R14 option)."""
-        if self.open_pair and self.count == 0 and not self.big:
-            return (self.rules.small_bet, self.rules.big_bet)
+        """The full "to" amounts of the next bet or raise: with the R14 option, by the small
+        or the big bet until someone has gone big."""
+        if self.open_pair and not self.big:
+            return (self.base + self.rules.small_bet, self.base + self.rules.big_bet)
         return (self.base + self.unit,)
 
     def why_no_raise(self, p: Player) -> str | None:
@@ -182,7 +187,9 @@ class BettingRound:
                     self.seq += 1  # reopens, but is not the completion
                 ev = Completed(seat, to, p.all_in, full)
             else:
-                if self.open_pair and self.count == 0 and to > rules.small_bet:
+                # R14: more than a small bet over the last full wager is the big bet (or an
+                # all-in toward it): from now on the street's unit is the big bet
+                if self.open_pair and not self.big and to - self.base > rules.small_bet:
                     self.big = True
                     self.unit = rules.big_bet
                 full = 2 * (to - self.base) >= self.unit

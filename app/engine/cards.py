@@ -146,7 +146,7 @@ def shuffled_deck(rng: Shuffler | None = None) -> tuple[Card, ...]:
 
 
 def shuffled(cards: Sequence[Card], rng: Shuffler) -> tuple[Card, ...]:
-    """A shuffled copy of some cards (e.g. the burns and the stub, RULES.md R9)."""
+    """A shuffled copy of some cards (e.g. the burns and the stub, docs/rules.md R9)."""
     out = list(cards)
     rng.shuffle(out)
     return tuple(out)

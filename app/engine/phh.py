@@ -20,8 +20,10 @@ uncalled winner's choice (R23), and the decision of a player whose cards pokerki
 turned up at an all-in. A timed-out check, fold or muck is its action with ``# timeout``.
 
 Replaying builds the deck from the dealt cards (burns are not recorded: unused cards stand in
-for them; down cards written ``??`` are taken from the player's showdown line, or are any
-unused card) and deals exactly the recorded cards, also after R9's reshuffle.
+for them) and deals exactly the recorded cards, also after R9's reshuffle. A card written
+``??`` is taken from the player's showdown line; else it gets a placeholder that decides
+nothing (`phh_unknown`): unknown door cards follow the recorded bring-in, and the replay
+refuses, naming the unknown card, where one would decide the order of action or be shown.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine.actions import Action, ActionKind, IllegalAction, LegalActions
@@ -55,6 +57,7 @@ from app.engine.events import (
     UncalledBetReturned,
 )
 from app.engine.hand import Hand
+from app.engine.phh_unknown import UnknownCardError, describe, fill_unknown
 from app.engine.rules import MAX_SEATS, Rules, SeatSpec
 from app.engine.state import Phase, ReshuffleOrder
 from app.engine.variants import VARIANTS, Variant
@@ -242,11 +245,14 @@ def _toml(value: Any, multiline: bool = False) -> str:
 
 @dataclass(frozen=True, slots=True)
 class PHHReplay:
-    """A history replayed through our engine: the hand and p1..pN's finishing stacks."""
+    """A history replayed through our engine: the hand and p1..pN's finishing stacks;
+    `unknown` maps a player (0-based) to the indexes of their cards recorded as ``??`` that
+    the replay dealt a placeholder for (see `phh_unknown`)."""
 
     hand: Hand
     seats: tuple[int, ...]
     finishing_stacks: list[int]
+    unknown: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +300,16 @@ def replay_phh(text: str) -> PHHReplay:
     if not isinstance(raw, list) or not all(isinstance(a, str) for a in raw):
         raise PHHError("'actions' must be a list of strings")
     lines = [_parse_line(i, a, n) for i, a in enumerate(raw)]
-    dealt, community = _dealt_cards(lines, n)
+    recorded, community = _dealt_cards(lines, n)
+    try:
+        dealt, unknown = fill_unknown(
+            recorded,
+            _first_to_act(lines),
+            [0 < stack <= rules.ante for stack in stacks],
+            razz=rules.spec.razz,
+        )
+    except UnknownCardError as exc:
+        raise PHHError(str(exc)) from None
     deck, wanted = _deck(dealt, community)
     try:
         hand = Hand.start(
@@ -306,8 +321,8 @@ def replay_phh(text: str) -> PHHReplay:
         )
     except ValueError as exc:
         raise PHHError(str(exc)) from None
-    _Replayer(hand, seats, lines, dealt).run()
-    return PHHReplay(hand, seats, [hand.stacks[s] for s in seats])
+    _Replayer(hand, seats, lines, dealt, unknown).run()
+    return PHHReplay(hand, seats, [hand.stacks[s] for s in seats], unknown)
 
 
 def _rules(fields: Mapping[str, Any]) -> Rules:
@@ -433,9 +448,9 @@ def _cards_or_error(index: int, text: str, cards: str) -> tuple[Card | None, ...
         raise PHHError(str(exc), index, text) from None
 
 
-def _dealt_cards(lines: Sequence[_Line], n: int) -> tuple[list[list[Card]], Card | None]:
-    """Each player's cards in the order dealt, and the community card; ``??`` down cards are
-    taken from the player's showdown line, else left to unused cards."""
+def _dealt_cards(lines: Sequence[_Line], n: int) -> tuple[list[list[Card | None]], Card | None]:
+    """Each player's cards in the order dealt, and the community card; a ``??`` card is taken
+    from the player's showdown line when it shows it, else left None (unknown)."""
     dealt: list[list[Card | None]] = [[] for _ in range(n)]
     community: Card | None = None
     seen: set[Card] = set()
@@ -470,9 +485,21 @@ def _dealt_cards(lines: Sequence[_Line], n: int) -> tuple[list[list[Card]], Card
                     if found is not None and found not in seen:
                         cards[i] = found
                         seen.add(found)
-    spare = iter([c for c in DECK if c not in seen])
-    full = [[c if c is not None else next(spare) for c in cards] for cards in dealt]
-    return full, community
+    return dealt, community
+
+
+def _first_to_act(lines: Sequence[_Line]) -> int | None:
+    """The player of the first betting line, if it comes before any fourth-street card: the
+    bring-in (R10, R11); None when nobody bets on third street."""
+    dealt: dict[int, int] = {}
+    for line in lines:
+        if line.verb == "dh":
+            dealt[line.player] = dealt.get(line.player, 0) + len(line.cards)
+            if dealt[line.player] > 3:
+                return None
+        elif line.verb in ("pb", "f", "cc", "cbr", "protect"):
+            return line.player
+    return None
 
 
 def _deck(dealt: Sequence[Sequence[Card]], community: Card | None) -> tuple[list[Card], list[Card]]:
@@ -503,12 +530,19 @@ class _Replayer:
     """Applies the action lines to the hand, checking the deals against the history."""
 
     def __init__(
-        self, hand: Hand, seats: tuple[int, ...], lines: list[_Line], dealt: list[list[Card]]
+        self,
+        hand: Hand,
+        seats: tuple[int, ...],
+        lines: list[_Line],
+        dealt: list[list[Card]],
+        unknown: dict[int, tuple[int, ...]],
     ) -> None:
         self.hand = hand
         self.seats = seats
         self.lines = lines
         self.dealt = dealt
+        self.unknown = unknown
+        self.checked = 0  # events checked for a shown hand holding a placeholder
         self.deals_checked = [0] * len(seats)
         self.last_deal = max((ln.index for ln in lines if ln.verb in ("dh", "db")), default=-1)
         self.pending: dict[int, _Line] = {}
@@ -518,6 +552,7 @@ class _Replayer:
             try:
                 self._apply(line)
                 self._drain()
+                self._check_shown(line)
             except IllegalAction as exc:
                 error = PHHError(str(exc), line.index, line.text)
                 error.hand = self.hand
@@ -532,6 +567,11 @@ class _Replayer:
             decision = self.pending.pop(seat) if seat in self.pending else None
             show = decision is not None and decision.show
             hand.act(seat, Action(ActionKind.SHOW if show else ActionKind.MUCK))
+        try:
+            self._check_shown(None)
+        except PHHError as exc:
+            exc.hand = hand
+            raise
         if not hand.is_over:
             who = self._label(hand.to_act)
             error = PHHError(f"the history ends before the hand is over: {who} is to act")
@@ -540,6 +580,37 @@ class _Replayer:
 
     def _label(self, seat: int | None) -> str:
         return "nobody" if seat is None else f"p{self.seats.index(seat) + 1}"
+
+    def _check_shown(self, line: _Line | None) -> None:
+        """Refuse when the engine shows a hand holding a placeholder (R23: the cards speak,
+        so the replay would guess the hand's value and maybe the pot's winner)."""
+        events = self.hand.events
+        for e in events[self.checked :]:
+            if isinstance(e, HandShown):
+                p = self.seats.index(e.seat)
+                if p in self.unknown:
+                    raise PHHError(
+                        f"p{p + 1}'s hand is shown at the showdown, but the history does not "
+                        f"record {describe(self.unknown, [p])}: its value would be a guess",
+                        None if line is None else line.index,
+                        None if line is None else line.text,
+                    )
+        self.checked = len(events)
+
+    def _out_of_turn(self, line: _Line) -> PHHError:
+        """The history has `line`'s player act where the engine has another; it names the
+        unknown face-up cards of the players still in, which may decide the order (R12)."""
+        hand = self.hand
+        held: dict[int, tuple[int, ...]] = {}
+        for p, s in enumerate(self.seats):
+            state = hand.seat_state(s)
+            up = tuple(i for i in self.unknown.get(p, ()) if 2 <= i < 2 + len(state.up))
+            if up and not state.folded:
+                held[p] = up
+        why = f"it is {self._label(hand.to_act)}'s turn"
+        if held:
+            why += f"; the order of action depends on {describe(held)}, not recorded"
+        return PHHError(why, line.index, line.text)
 
     def _drain(self) -> None:
         hand = self.hand
@@ -577,7 +648,7 @@ class _Replayer:
                 raise PHHError("the hand is over", line.index, line.text)
             if hand.phase is not Phase.BETTING:
                 raise PHHError("the betting is over", line.index, line.text)
-            raise PHHError(f"it is {self._label(hand.to_act)}'s turn", line.index, line.text)
+            raise self._out_of_turn(line)
         if verb == "protect":
             hand.time_out(seat, all_in_protection=True)
         elif line.timeout:

@@ -1,4 +1,4 @@
-"""A table's settings for one hand and the seats dealt in (RULES.md R1, R2, R4, R19, R22)."""
+"""A table's settings for one hand and the seats dealt in (docs/rules.md R1, R2, R4, R19, R22)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ ShowdownFirst = Literal["first_to_act", "lowest_seat"]
 class Rules:
     """The stakes and house settings; every chip amount is an int in the table's chip unit.
 
-    `rake_bps` is the rake in basis points (500 = 5%); `rake_cap` None means uncapped.
+    `rake_bps` is the rake in basis points (500 = 5%); `rake_cap` None or 0 means uncapped
+    (R4: a cap of 0 is no cap; it is kept as None).
     """
 
     variant: Variant
@@ -50,6 +51,8 @@ class Rules:
             raise ValueError("rake_bps must be between 0 and 10000")
         if self.rake_cap is not None and (type(self.rake_cap) is not int or self.rake_cap < 0):
             raise ValueError("rake_cap must be None (uncapped) or a non-negative int")
+        if self.rake_cap == 0:
+            object.__setattr__(self, "rake_cap", None)
         if self.timeout_action not in ("all_in", "fold"):
             raise ValueError("timeout_action must be 'all_in' or 'fold'")
         if self.showdown_first_when_checked not in ("first_to_act", "lowest_seat"):

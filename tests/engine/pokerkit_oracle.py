@@ -186,7 +186,7 @@ def random_pokerkit_phh(
     """A random pokerkit-played hand as PHH text, with pokerkit's finishing stacks; None if
     it ran out of cards.
 
-    pokerkit deals a 53rd card by reshuffling the muck (a named difference from RULES.md R9,
+    pokerkit deals a 53rd card by reshuffling the muck (a named difference from docs/rules.md R9,
     which never reuses folded cards); such hands are dropped.
     """
     stakes = random_stakes(rng)

@@ -8,11 +8,12 @@ stacks must be the same. Each export must also replay in our own engine to the s
 Pokerkit -> ours: random pokerkit-played hands are imported and replayed by our engine to
 pokerkit's finishing stacks.
 
-pokerkit differs from RULES.md in five known ways (issue 3). Only these are skipped or
+pokerkit differs from docs/rules.md in five known ways (issue 3). Only these are skipped or
 adapted, each recognised precisely, and counted:
 
-1. *Open-pair big bet* (R14): pokerkit has no fourth-street big bet in Stud Hi. A history of
-   ours that pokerkit rejects at a fourth-street wager, on a street where the big bet was
+1. *Open-pair big bet* (R14): pokerkit has no fourth-street big bet in Stud Hi: neither the
+   first bettor's big bet nor, after a small bet, a raise by the big bet. A history of ours
+   that pokerkit rejects at a fourth-street wager, on a street where a big bet or raise was
    taken, is skipped.
 2. *Short all-in wagers* (R18): pokerkit handles an all-in short of a full completion, bet or
    raise differently (the next raise goes to the all-in plus a full bet, a half bet does not
@@ -145,9 +146,7 @@ def _short_all_in(
     a full raise; pokerkit never does). `imported`: pokerkit wrote a short all-in bring-in
     as a completion (``cbr``), which it then treats as one."""
     unit = rules.small_bet if street <= 4 else rules.big_bet
-    if street == 4 and any(isinstance(e, Bet) and e.amount > rules.small_bet for e in events):
-        unit = rules.big_bet  # the R14 big bet
-    level = 0
+    level = base = 0
     for e in events:
         if isinstance(e, BroughtIn | Completed | Bet | Raised):
             if isinstance(e, Completed):
@@ -155,22 +154,27 @@ def _short_all_in(
             elif isinstance(e, BroughtIn):
                 short = imported
             else:
-                short = isinstance(e, Bet | Raised) and e.amount - level < unit
+                if street == 4 and e.amount - base > rules.small_bet:
+                    unit = rules.big_bet  # the R14 big bet: every later wager is big
+                short = e.amount - level < unit
             if short and e.all_in:
                 return True
+            if not isinstance(e, BroughtIn) and e.full:
+                base = e.amount
             level = max(level, e.amount)
     return False
 
 
 def _big_bet_taken(street: Sequence[Event], rules: Rules) -> bool:
-    """Whether a fourth-street wager raised by more than a small bet (R14's big bet, or an
-    all-in toward it)."""
-    level = 0
+    """Whether a fourth-street bet or raise went more than a small bet over the last full
+    wager (R14's big bet, first or after a small bet, or an all-in toward it)."""
+    base = 0
     for e in street:
         if isinstance(e, Bet | Raised):
-            if e.amount - level > rules.small_bet:
+            if e.amount - base > rules.small_bet:
                 return True
-            level = e.amount
+            if e.full:
+                base = e.amount
     return False
 
 
@@ -472,6 +476,16 @@ def test_named_difference_open_pair_big_bet_is_refused_by_pokerkit() -> None:
     play(hand, "0: bet 40, 1: call")
     error, named = _rejection(_drive(hand, lambda h: None))
     assert "above the maximum allowed 20" in error.reason
+    assert named == "open-pair big bet"
+
+
+def test_named_difference_open_pair_big_raise_after_a_small_bet_is_refused_by_pokerkit() -> None:
+    hand = scripted_hand(_rules(), {0: 500, 1: 500}, {0: "2c3cKdKh", 1: "4c5c9d8h"}, button=1)
+    play(hand, "1: bring_in, 0: call, 0: bet 20")
+    assert hand.legal_actions().raises == (40, 60)  # R14: a small or a big raise
+    play(hand, "1: raise 60, 0: call")
+    error, named = _rejection(_drive(hand, lambda h: None))
+    assert "above the maximum allowed 40" in error.reason
     assert named == "open-pair big bet"
 
 

@@ -1,4 +1,4 @@
-"""Betting: R13–R19 (RULES.md) with scripted decks and actions.
+"""Betting: R13–R19 (docs/rules.md) with scripted decks and actions.
 
 Stakes everywhere: ante 5, bring-in 10, small bet 20, big bet 40.
 """
@@ -99,6 +99,32 @@ def test_r13_after_a_completion_the_bring_in_may_raise() -> None:
     assert (legal.seat, legal.call, legal.raises) == (0, 10, (40,))
 
 
+def test_r13_no_amount_between_the_bring_in_and_the_completion() -> None:
+    hand = table()
+    for bad in ("bring_in 15", "complete 15", "complete 10"):
+        with pytest.raises(IllegalAction):
+            play(hand, f"0: {bad}")
+    assert hand.seat_state(0).put == 5 and hand.to_act == 0  # nothing changed
+
+
+def test_r13_a_short_all_in_bring_in_may_be_called_for_that_amount_or_completed() -> None:
+    hand = table(stacks={0: 5 + 7})
+    legal = hand.legal_actions()
+    assert (legal.bring_in, legal.complete) == (7, None)  # all-in for less than the bring-in
+    play(hand, "0: bring_in")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.fold, legal.call, legal.complete) == (1, True, 7, 20)
+    assert legal.bring_in is None and legal.raises == ()
+    with pytest.raises(IllegalAction, match="Complete to 20"):
+        play(hand, "1: complete 10")  # no topping the short bring-in up to the full one
+    play(hand, "1: call")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.call, legal.complete) == (2, 7, 20)
+    play(hand, "2: call")  # everyone called: the round is over, the all-in has no option
+    assert hand.street == 4
+    assert [hand.seat_state(s).put for s in range(3)] == [12, 12, 12]
+
+
 # -- R14, R15 ----------------------------------------------------------------------------
 
 OPEN_PAIR = {0: "????2c 9s", 1: "????Kd Kh", 2: "????Qh 3c"}
@@ -134,13 +160,67 @@ def test_r14_once_big_always_big() -> None:
     assert hand.legal_actions().raises == (120,)
 
 
-def test_r14_a_small_first_bet_keeps_raises_small() -> None:
-    hand = table(hands=OPEN_PAIR)
+def test_r14_after_a_small_bet_each_later_player_may_raise_small_or_big() -> None:
+    hand = table(n=4, hands=OPEN_PAIR)
     to_street(hand, 4)
     play(hand, "1: bet 20")
+    assert hand.legal_actions().raises == (40, 60)
+    play(hand, "2: raise 40")  # a small raise keeps the choice open for the next player
+    assert hand.legal_actions().raises == (60, 80)
+    with pytest.raises(IllegalAction, match="Raise to 60 or 80"):
+        play(hand, "3: raise 70")
+    with pytest.raises(IllegalAction, match="Raise to 60 or 80"):
+        play(hand, "3: raise")  # two amounts: the player must say which
+
+
+def test_r14_a_big_raise_after_a_small_bet_makes_every_later_raise_big() -> None:
+    hand = table(n=4, hands=OPEN_PAIR)
+    to_street(hand, 4)
+    play(hand, "1: bet 20, 2: raise 60")
+    assert hand.legal_actions().raises == (100,)
+    with pytest.raises(IllegalAction, match="Raise to 100"):
+        play(hand, "3: raise 80")
+    play(hand, "3: raise 100")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.raises) == (0, (140,))
+    play(hand, "0: call, 1: call, 2: call")
+    assert hand.street == 5
+    assert hand.seat_state(1).put == 5 + 10 + 100  # ante, bring-in call, fourth street
+
+
+def test_r14_the_cap_counts_small_and_big_raises_alike() -> None:
+    hand = table(n=4, hands=OPEN_PAIR)
+    to_street(hand, 4)
+    play(hand, "1: bet 20, 2: raise 40, 3: raise 80, 0: raise 120")
+    legal = hand.legal_actions()
+    assert (legal.seat, legal.raises, legal.call) == (1, (), 100)  # R16: a bet and 3 raises
+
+
+def test_r14_an_all_in_beyond_a_small_raise_goes_big() -> None:
+    # seat 2 has 55 behind on fourth street: all-in to 55 over a bet of 20 raises by more
+    # than a small bet; it is a full big raise (R18: at least half of it), so the street is big
+    hand = table(n=4, stacks={2: 5 + 10 + 55}, hands=OPEN_PAIR)
+    to_street(hand, 4)
+    play(hand, "1: bet 20")
+    assert hand.legal_actions().raises == (40, 55)
+    play(hand, "2: raise 55")
+    assert hand.legal_actions().raises == (95,)
+
+
+def test_r14_with_an_open_pair_no_option_after_a_small_bet_in_stud8_or_razz() -> None:
+    for variant in (Variant.STUD8, Variant.RAZZ):
+        hand = table(n=4, hands=OPEN_PAIR, variant=variant)
+        to_street(hand, 4)
+        seat = hand.to_act
+        play(hand, f"{seat}: bet 20")
+        assert hand.legal_actions().raises == (40,), variant
+
+
+def test_r14_without_an_open_pair_raises_are_small() -> None:
+    hand = table(n=4, hands={0: "????2c 9s", 1: "????Kd 8h", 2: "????Qh 3c"})
+    to_street(hand, 4)
+    play(hand, f"{hand.to_act}: bet 20")
     assert hand.legal_actions().raises == (40,)
-    with pytest.raises(IllegalAction, match="Raise to 40"):
-        play(hand, "2: raise 60")
 
 
 def test_r15_fifth_to_seventh_street_bets_are_big() -> None:

@@ -1,4 +1,4 @@
-"""The deal and who acts first: R1, R2, R5–R12 (RULES.md), with scripted decks."""
+"""The deal and who acts first: R1, R2, R5–R12 (docs/rules.md), with scripted decks."""
 
 from __future__ import annotations
 
@@ -201,3 +201,34 @@ def test_r12_an_all_in_best_hand_passes_first_action_clockwise() -> None:
     play(hand, "0: bring_in, 1: call, 2: complete, 3: call, 0: call, 1: call")
     assert hand.seat_state(1).all_in and hand.street == 4
     assert hand.to_act == 2  # seat 1 shows aces but is all-in
+
+
+def test_r12_all_in_best_board_passes_to_the_next_seat_on_its_left_that_can_act() -> None:
+    hands = {0: "????2c 3d 4h", 1: "????Ad Ah 5c", 2: "????Kh 9s 8c", 3: "????7h 6s Tc"}
+    stacks = {0: 500, 1: 25, 2: 500, 3: 500}  # seat 1 is all-in at the completion
+    hand = scripted_hand(rules(), stacks, hands, button=3)
+    play(hand, "0: bring_in, 1: complete, 2: fold, 3: call, 0: call")
+    assert hand.seat_state(1).all_in and hand.street == 4
+    assert hand.to_act == 3  # aces are all-in; seat 2, next on their left, folded
+    passive(hand, until_street=5)
+    assert hand.street == 5 and hand.to_act == 3  # and so on every later street
+
+
+def test_r12_the_community_card_is_nobodys_up_card_and_changes_no_order() -> None:
+    # eight players reach the river; the burns gathered for R9 give the community card Kh,
+    # which would make seat 1's open kings trips and beat seat 2's open aces if it counted
+    hands = {
+        0: "2c2d QcJcTc9c",
+        1: "4h5h KdKc6h8h",
+        2: "4d5d AdAc6d8d",
+        3: "2h3c QdJdTd9d",
+        4: "3d3h QhJhTh9h",
+        5: "4c4s QsJsTs9s",
+        6: "5c5s 7c6c8cAs",
+        7: "7h7s 7d6s8sAh",
+    }
+    stacks = dict.fromkeys(range(8), 1000)
+    hand = scripted_hand(rules(), stacks, hands, button=7, burns="KsKh2s3s", reshuffle_seed=b"s")
+    passive(hand, until_street=7)
+    assert hand.street == 7 and hand.community == Card.parse("Kh")
+    assert hand.to_act == 2

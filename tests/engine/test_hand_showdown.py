@@ -292,3 +292,26 @@ def test_r4_uncalled_bets_are_returned_before_the_rake() -> None:
         play(hand, f"{hand.to_act}: fold")
     play(hand, f"{hand.to_act}: muck")
     assert hand.rake == 3  # 10% of 35 (antes, bring-in, 10 of the 20 completion), not of 45
+
+
+def test_r4_an_all_in_run_out_from_third_street_did_not_end_on_third_street() -> None:
+    # seat 1 is all-in at the completion: the betting ends on third street, but fourth
+    # street's cards are dealt (the run-out), so the hand is raked though the setting is off
+    hand = table({0: THREE[0], 1: THREE[1]}, stacks={1: 5 + 20}, rake_bps=1000)
+    assert not hand.rules.rake_third_street
+    play(hand, "0: bring_in, 1: complete, 0: call")
+    fourth = hand.events.index(StreetStarted(4))
+    assert not any(isinstance(e, Checked) for e in hand.events[fourth:])  # no more betting
+    check_down(hand)
+    assert hand.result is not None and hand.result.street == 7
+    assert hand.rake == 5  # 10% of the 50 in the pot
+    assert sum(hand.stacks.values()) + hand.rake == 1000 + 25
+
+
+def test_r4_a_cap_of_0_means_no_cap() -> None:
+    uncapped = table(THREE, rake_bps=1000, rake_cap=None)
+    zero = table(THREE, rake_bps=1000, rake_cap=0)
+    check_down(uncapped)
+    check_down(zero)
+    assert zero.rules.rake_cap is None
+    assert zero.rake == uncapped.rake == 4  # 10% of 45, rounded down
