@@ -8,6 +8,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.engine import money
 from app.tables import dealing, publishing
 from app.tables import messages as m
 from app.tables.errors import TableError
@@ -60,10 +61,13 @@ async def sit(table: Table, msg: m.Sit) -> dict[str, Any]:
         raise TableError("seat_taken", f"seat {msg.seat} is taken")
     if msg.amount < s.min_buy_in:
         raise TableError(
-            "buy_in_too_small", f"the minimum buy-in here is {s.min_buy_in} (ten small bets)"
+            "buy_in_too_small",
+            f"the minimum buy-in here is {money.chips(s.min_buy_in)} (ten small bets)",
         )
     if s.max_buy_in is not None and msg.amount > s.max_buy_in:
-        raise TableError("buy_in_too_large", f"the maximum buy-in here is {s.max_buy_in}")
+        raise TableError(
+            "buy_in_too_large", f"the maximum buy-in here is {money.chips(s.max_buy_in)}"
+        )
     key = f"t{table.id}:u{msg.user_id}:{msg.key}"
     await caught_up(table)
     await table.store.buy_in(table.id, msg.user_id, msg.seat, msg.amount, key)
@@ -87,7 +91,7 @@ async def top_up(table: Table, msg: m.TopUp) -> dict[str, Any]:
     cap = table.settings.max_buy_in
     pending = sum(a for a, _ in info.top_ups)
     if cap is not None and info.stack + pending + msg.amount > cap:
-        raise TableError("buy_in_too_large", f"a stack may hold at most {cap} here")
+        raise TableError("buy_in_too_large", f"a stack may hold at most {money.chips(cap)} here")
     key = f"t{table.id}:u{msg.user_id}:{msg.key}"
     if table.in_hand(info.seat):
         info.top_ups.append((msg.amount, key))

@@ -66,7 +66,7 @@ def test_r13_bring_in_player_must_bring_in_or_complete_never_fold_or_check() -> 
     for bad in ("fold", "check", "call", "bet 20", "raise 20"):
         with pytest.raises(IllegalAction):
             play(hand, f"0: {bad}")
-    with pytest.raises(IllegalAction, match="bring-in is 10"):
+    with pytest.raises(IllegalAction, match=r"bring-in is \$0.10"):
         play(hand, "0: bring_in 15")
 
 
@@ -139,7 +139,7 @@ def test_r14_a_small_first_bet_keeps_raises_small() -> None:
     to_street(hand, 4)
     play(hand, "1: bet 20")
     assert hand.legal_actions().raises == (40,)
-    with pytest.raises(IllegalAction, match="Raise to 40"):
+    with pytest.raises(IllegalAction, match=r"Raise to \$0.40"):
         play(hand, "2: raise 60")
 
 
