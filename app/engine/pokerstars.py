@@ -4,7 +4,7 @@ Input: the hand's record as plain data (`HandText`), every event as its `to_dict
 cards included). Output for one viewer, by R24: the viewer's own down cards; the cards of
 every seat that reached the showdown (`revealed`), shown or mucked; never a folded seat's.
 
-    PokerStars Hand #<hand id as a decimal number>: 7 Card Stud Limit ($1/$2 USD) - <date> UTC
+    PokerStars Hand #<the hand's number>: 7 Card Stud Limit ($1/$2 USD) - <date> UTC
     Table '<name>' 8-max
     Seat 1: ann ($20 in chips)
     ann: posts the ante $0.10
@@ -48,7 +48,7 @@ FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street",
 class HandText:
     """What the text needs of a hand's record."""
 
-    hand_id: str
+    number: int  # the hand's number, as the table and the hand list show it
     variant: str
     table_name: str
     max_seats: int
@@ -58,14 +58,6 @@ class HandText:
     names: Mapping[int, str]  # seat -> player name
     events: Sequence[Mapping[str, Any]]  # every event's to_dict(), in order
     rake: int = 0
-
-
-def hand_number(hand_id: str) -> int:
-    """PokerStars numbers its hands: our hex hand id read as a number."""
-    try:
-        return int(hand_id, 16)
-    except ValueError:
-        return int.from_bytes(hand_id.encode()[:8], "big")
 
 
 def _describe(text: str | None) -> str:
@@ -119,7 +111,7 @@ class _Renderer:
         game = GAME_NAMES.get(h.variant, h.variant)
         when = h.started_at.strftime("%Y/%m/%d %H:%M:%S")
         self.lines.append(
-            f"PokerStars Hand #{hand_number(h.hand_id)}: {game}"
+            f"PokerStars Hand #{h.number}: {game}"
             f" ({_usd(h.small_bet)}/{_usd(h.big_bet)} USD) - {when} UTC"
         )
         self.lines.append(f"Table '{h.table_name}' {h.max_seats}-max")

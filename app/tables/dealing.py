@@ -34,6 +34,11 @@ def schedule_hand(table: Table, delay: float | None = None) -> None:
     table.clock.call_later(wait, lambda: table.post(m.StartHand(token)))
 
 
+async def numbers_reserved(table: Table, msg: m.NumbersReserved) -> None:
+    table.numbers.add(msg.block)
+    schedule_hand(table)  # a hand that waited for a number deals now
+
+
 async def start_hand_msg(table: Table, msg: m.StartHand) -> None:
     if msg.token != table.start_token:
         return
@@ -69,9 +74,14 @@ async def start_hand(table: Table) -> None:
                 await seating.remove(table, info, "sat_out")
             except TableError as exc:
                 log.warning("table %s: could not remove seat %s: %s", table.id, info.seat, exc)
+    number = table.numbers.take()
+    if number is None:
+        log.warning("table %s: no hand number in reserve; the hand waits for one", table.id)
+        return  # `numbers_reserved` schedules it
     seats = [info.seat for info in players]
     table.button = next((s for s in seats if s > table.button), seats[0])
     table.hand_id = secrets.token_hex(8)
+    table.hand_number = number
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
     deck = list(table.deck_source())
@@ -88,9 +98,7 @@ async def start_hand(table: Table) -> None:
     start = hand_start(table, players, commitment.commit(deck, master))
     table.recording = Recording(start, deck, master)
     # only what is not secret is written while the hand is live
-    table.writer.submit(
-        table.id, f"hand {table.hand_id} start", record_start(table, start), item=start
-    )
+    table.writer.submit(table.id, f"hand #{number} start", record_start(table, start), item=start)
     for info in players:
         info.posted = False
     publishing.emit(
@@ -108,7 +116,8 @@ async def start_hand(table: Table) -> None:
 
 def hand_start(table: Table, players: Sequence[SeatInfo], digest: str) -> HandStart:
     s = table.settings
-    assert table.hand_id is not None
+    number = table.hand_number
+    assert table.hand_id is not None and number is not None
     rules = {
         name: getattr(s, name)
         for name in (
@@ -118,6 +127,7 @@ def hand_start(table: Table, players: Sequence[SeatInfo], digest: str) -> HandSt
     }  # fmt: skip
     return HandStart(
         hand_id=table.hand_id,
+        number=number,
         table_id=table.id,
         table_name=s.name,
         max_seats=s.max_seats,
@@ -250,7 +260,9 @@ async def finish_hand(table: Table) -> None:
         deltas=deltas,
     )
     # the record and its settlement commit together, off the hot path: deal on
-    table.writer.submit(table.id, f"hand {table.hand_id}", record_hand(table, finish), item=finish)
+    table.writer.submit(
+        table.id, f"hand #{table.hand_number}", record_hand(table, finish), item=finish
+    )
     # everyone may check the deal now; the cards of hands not shown stay hidden (R24)
     hidden = commitment.down_card_positions(
         recording.deck, finish.events, commitment.table_hidden_seats(finish.events)
