@@ -38,8 +38,8 @@ class HandNumbers:
         first_backoff: float = 0.05,
         max_backoff: float = 2.0,
     ) -> None:
-        self._reserve = reserve
-        self._arrived = arrived
+        self.reserve = reserve
+        self.arrived = arrived
         self.block = block
         self.first_backoff = first_backoff
         self.max_backoff = max_backoff
@@ -82,7 +82,7 @@ class HandNumbers:
         delay = self.first_backoff
         while True:
             try:
-                block = await self._reserve(self.block)
+                block = await self.reserve(self.block)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -93,5 +93,5 @@ class HandNumbers:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.max_backoff)
                 continue
-            self._arrived(block)
+            self.arrived(block)
             return
