@@ -33,7 +33,8 @@ def in_dollars(message: str) -> bool:
 
 async def test_every_refusal_at_a_one_two_table_shows_dollars_and_cents(live: Live) -> None:
     """The minimum and maximum buy-in, a balance too small, a top-up over the cap, an amount
-    out of range, a wrong bring-in and call, the daily top-up, and a host's bad settings."""
+    out of range, a wrong bring-in and call, the daily top-up, and a host's bad settings and
+    stakes."""
     _, host = await live.user("host")
     ann_id, ann_token = await live.user("ann", balance=85_000)  # $850
     bo_id, bo_token = await live.user("bo", balance=1_500)  # $15
@@ -80,6 +81,10 @@ async def test_every_refusal_at_a_one_two_table_shows_dollars_and_cents(live: Li
         )
         assert reply.status_code == 422, reply.text
         refusals["settings"] = reply.json()["detail"]
+        reply = await http.post("/api/tables", json={"name": "Huge", "small_bet": 10**10})
+        assert reply.status_code == 422, reply.text
+        [problem] = reply.json()["detail"]  # FastAPI's own shape for a body it cannot take
+        refusals["stakes"] = {"code": problem["type"], "message": problem["msg"]}
 
     for what, refusal in refusals.items():
         assert set(refusal) >= {"code", "message"}, (what, refusal)
@@ -94,6 +99,7 @@ async def test_every_refusal_at_a_one_two_table_shows_dollars_and_cents(live: Li
     assert refusals["settings"]["message"] == (
         "the maximum buy-in must be at least the minimum ($10)"
     )
+    assert refusals["stakes"]["message"].endswith("from $0.01 to $10,000,000")
     # nothing changed: the refused buy-ins and top-up moved no chips
     assert await live.balance(ann_id) == 85_000 - 2_000
     assert await live.balance(bo_id) == 0
