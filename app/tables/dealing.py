@@ -35,8 +35,10 @@ def schedule_hand(table: Table, delay: float | None = None) -> None:
 
 
 async def numbers_reserved(table: Table, msg: m.NumbersReserved) -> None:
-    table.numbers.add(msg.block)
-    schedule_hand(table)  # a hand that waited for a number deals now
+    if table.numbers.add(msg.block):  # a hand waited for a number: its pause is over
+        table.start_token += 1  # a start already scheduled is void: this one deals now
+        table.start_pending = False
+        await start_hand(table)
 
 
 async def start_hand_msg(table: Table, msg: m.StartHand) -> None:
@@ -63,6 +65,10 @@ async def start_hand(table: Table) -> None:
     players = [info for _, info in sorted(table.seats.items()) if dealt_in(table, info)]
     if len(players) < 2:
         return  # a sit, sit-in or post schedules the next try
+    number = table.numbers.take()
+    if number is None:
+        log.warning("table %s: no hand number in reserve; the hand waits for one", table.id)
+        return  # `numbers_reserved` schedules it
     limit = table.settings.sit_out_limit
     for info in list(table.seats.values()):
         if info in players:
@@ -74,10 +80,6 @@ async def start_hand(table: Table) -> None:
                 await seating.remove(table, info, "sat_out")
             except TableError as exc:
                 log.warning("table %s: could not remove seat %s: %s", table.id, info.seat, exc)
-    number = table.numbers.take()
-    if number is None:
-        log.warning("table %s: no hand number in reserve; the hand waits for one", table.id)
-        return  # `numbers_reserved` schedules it
     seats = [info.seat for info in players]
     table.button = next((s for s in seats if s > table.button), seats[0])
     table.hand_id = secrets.token_hex(8)

@@ -46,6 +46,7 @@ class HandNumbers:
         self.blocks: deque[range] = deque()
         self.task: asyncio.Task[None] | None = None
         self.asked = False  # a block is on its way (reserving, or posted and not yet added)
+        self.short = False  # a hand found the reserve empty and waits for this block
 
     def available(self) -> int:
         return sum(len(b) for b in self.blocks)
@@ -54,6 +55,7 @@ class HandNumbers:
         while self.blocks and not self.blocks[0]:
             self.blocks.popleft()
         if not self.blocks:
+            self.short = True
             self.refill()
             return None
         head = self.blocks[0]
@@ -61,9 +63,12 @@ class HandNumbers:
         self.refill()
         return head[0]
 
-    def add(self, block: range) -> None:
+    def add(self, block: range) -> bool:
+        """Keep `block`; True if a hand was waiting for it."""
         self.blocks.append(block)
         self.asked = False
+        short, self.short = self.short, False
+        return short
 
     def refill(self) -> None:
         """Reserve the next block in the background when half of this one is used."""
