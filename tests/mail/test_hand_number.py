@@ -5,6 +5,7 @@ unguessable internal id is shown nowhere beside them. Real server, real SMTP on 
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import AsyncIterator
 
@@ -73,6 +74,8 @@ async def test_one_hand_has_one_number_at_the_table_in_the_api_the_email_and_bot
         phh = (await http.get(f"/api/hands/{number}", params={"format": "phh"})).text
     assert body["number"] == number
     assert text.startswith(f"PokerStars Hand #{number}: 7 Card Stud Limit ($1/$2 USD) - ")
+    assert ": posts the ante $0.15" in text  # amounts as the table shows them
+    assert re.search(r"^Seat 1: u\d+ \(\$\d+(\.\d\d)? in chips\)$", text, re.MULTILINE)
     assert tomllib.loads(phh)["hand"] == int(number)
     for shown in (str(listed), str(body), text, phh):
         assert internal not in shown  # the internal id is never shown beside the number
@@ -89,6 +92,7 @@ async def test_one_hand_has_one_number_at_the_table_in_the_api_the_email_and_bot
     content = message.get_body(("plain",))
     assert content is not None
     assert f"PokerStars Hand #{number}: " in content.get_content()
+    assert ": posts the ante $0.15" in content.get_content()
     [attachment] = list(message.iter_attachments())
     assert attachment.get_filename() == f"hand-{number}.phh"
     assert tomllib.loads(attachment.get_content())["hand"] == int(number)
