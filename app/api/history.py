@@ -2,9 +2,12 @@
 JSON, PHH or PokerStars-style text (R24: see `app.store.history`).
 
     GET /api/hands?table_id=7&variant=stud8&limit=20&offset=0
-    GET /api/hands/{hand_id}                    JSON
-    GET /api/hands/{hand_id}?format=phh         text/plain (TOML)
-    GET /api/hands/{hand_id}?format=pokerstars  text/plain
+    GET /api/hands/{number}                     JSON
+    GET /api/hands/{number}?format=phh          text/plain (TOML), as hand-{number}.phh
+    GET /api/hands/{number}?format=pokerstars   text/plain
+
+A hand is found by its number: the one the table showed, the hand list, the emails and both
+texts name it by.
 
 A hand the player was not dealt into answers 404, the same as a hand that does not exist.
 """
@@ -13,11 +16,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse, Response
 
 from app.api.deps import DB, CurrentUser
-from app.engine.pokerstars import hand_number
+from app.api.errors import api_error
 from app.store import hands
 from app.store.history import load_hand_history
 
@@ -42,8 +45,7 @@ async def list_hands(
     return {
         "hands": [
             {
-                "hand_id": row.id,
-                "number": str(hand_number(row.id)),  # above 2**53: a string, exact in JS
+                "number": str(row.number),  # a string, as the table sends it
                 "table_id": row.table_id,
                 "table_name": row.table_name,
                 "variant": row.variant,
@@ -60,20 +62,26 @@ async def list_hands(
     }
 
 
-@router.get("/{hand_id}", response_model=None)
+@router.get("/{number}", response_model=None)
 async def get_hand(
-    hand_id: str,
+    number: str,
     user: CurrentUser,
     db: DB,
     format: Literal["json", "phh", "pokerstars"] = "json",
 ) -> dict[str, Any] | Response:
-    if len(hand_id) > 32:
-        raise HTTPException(404, NOT_FOUND)
-    view = await load_hand_history(db, hand_id, user.id)
+    if not number.isascii() or not number.isdigit() or len(number) > 18:
+        raise api_error(404, "no_such_hand", NOT_FOUND)  # not a number: no such hand either
+    view = await load_hand_history(db, int(number), user.id)
     if view is None:
-        raise HTTPException(404, NOT_FOUND)
+        raise api_error(404, "no_such_hand", NOT_FOUND)
     if format == "phh":
-        return PlainTextResponse(view.phh, media_type="application/toml")
+        return PlainTextResponse(
+            view.phh, media_type="application/toml", headers=_file(f"hand-{number}.phh")
+        )
     if format == "pokerstars":
-        return PlainTextResponse(view.pokerstars_text)
+        return PlainTextResponse(view.pokerstars_text, headers=_file(f"hand-{number}.txt"))
     return view.json
+
+
+def _file(name: str) -> dict[str, str]:
+    return {"Content-Disposition": f'inline; filename="{name}"'}

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from app.api.sockets import OpenSockets
 from app.collector import Collector
 from app.config import get_settings
+from app.engine import money
 from app.fanout import BaseFanout
 from app.store import accounts
 from app.store.db import Database
@@ -129,21 +130,33 @@ CurrentPlayer = Annotated[Player, Depends(current_player)]
 router = APIRouter(prefix="/api/tables", tags=["tables"])
 
 
+def _cents(low: int, high: int) -> AfterValidator:
+    """An amount in cents between `low` and `high`, refused in dollars as the table shows
+    amounts (pydantic's own bounds would name the count of cents)."""
+
+    def check(value: int) -> int:
+        if not low <= value <= high:
+            raise ValueError(f"from {money.chips(low)} to {money.chips(high)}")
+        return value
+
+    return AfterValidator(check)
+
+
 class CreateTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Annotated[str, Field(min_length=1, max_length=64)]
     variant: Literal["stud", "stud8", "razz"] = "stud"
-    small_bet: Annotated[int, Field(gt=0, le=10**9)]
-    big_bet: Annotated[int, Field(gt=0, le=2 * 10**9)] | None = None
-    ante: Annotated[int, Field(ge=0, le=10**9)] = 0
-    bring_in: Annotated[int, Field(gt=0, le=10**9)] | None = None
-    max_buy_in: Annotated[int, Field(gt=0)] | None = None
+    small_bet: Annotated[int, _cents(1, 10**9)]
+    big_bet: Annotated[int, _cents(1, 2 * 10**9)] | None = None
+    ante: Annotated[int, _cents(0, 10**9)] = 0
+    bring_in: Annotated[int, _cents(1, 10**9)] | None = None
+    max_buy_in: Annotated[int, _cents(1, 10**12)] | None = None
     max_seats: Annotated[int, Field(ge=2, le=8)] = 8
     action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
     hand_pause_ms: Annotated[int, Field(ge=0, le=60_000)] = 3_000
     rake_bps: Annotated[int, Field(ge=0, le=10_000)] = 0
-    rake_cap: Annotated[int, Field(ge=0)] = 0
+    rake_cap: Annotated[int, _cents(0, 10**12)] = 0
     rake_third_street: bool = False
     timeout_action: Literal["all_in", "fold"] = "all_in"
     showdown_first_when_checked: Literal["first_to_act", "lowest_seat"] = "first_to_act"

@@ -4,6 +4,7 @@ POST /api/mail/verification → 202 {request}: emails a verification link to the
     address (GET /api/mail/verify?token=… marks it verified)
 GET  /api/mail/verify?token=… → {verified: true, email} (an HTML page for a browser)
 POST /api/mail/hands {hand_id} | {hand_ids: [...]} | {last: N ≤ 100} → 202 {request}
+     (a hand is named by its number, as the table and the hand list show it)
 GET  /api/mail/requests → {requests: [{id, kind, hand_ids, to, status, attempts, reason, …}]}
 
 Errors are `{"detail": {"code", "message"}}`: email_not_verified (403), not_dealt_in (403),
@@ -45,7 +46,8 @@ from app.store.types import utcnow
 router = APIRouter(prefix="/api/mail", tags=["mail"])
 
 
-HandId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
+# a hand's number (as the table and the hand list show it; "123" is read as 123)
+HandId = Annotated[int, Field(ge=1, le=10**18)]
 
 
 class HandsBody(BaseModel):

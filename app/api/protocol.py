@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 MAX_FRAME = 4096
 Ref = Annotated[str, Field(max_length=64)] | None
 RequestId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
-Chips = Annotated[int, Field(gt=0, le=10**12, strict=True)]
+MAX_CHIPS = 10**12
+Chips = Annotated[int, Field(gt=0, le=MAX_CHIPS, strict=True)]
 
 
 class _Msg(BaseModel):

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from app.api import protocol as p
 from app.api.lobby import Player, TableServices, authenticate, get_services, may_see
+from app.engine import money
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
 from app.tables import Table, TableError
@@ -271,7 +272,10 @@ async def handle(conn: Connection, text: str) -> None:
             code, message = "unknown_type", "unknown message type"
         else:
             where = ".".join(str(x) for x in first["loc"])
-            code, message = "invalid_message", f"{where}: {first['msg']}"
+            what = first["msg"]
+            if first["loc"][-1] == "amount":  # in dollars, as the table shows amounts
+                what = f"a whole number of cents, {money.chips(1)} to {money.chips(p.MAX_CHIPS)}"
+            code, message = "invalid_message", f"{where}: {what}"
         await conn.reply(p.error(code, message, ref[:64] if ref else None))
         return
     try:

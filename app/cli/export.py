@@ -68,7 +68,7 @@ async def export(
     for n, row in enumerate(rows, 1):
         view = history_view(row, None, full=all_cards)
         if fmt == "phh":
-            parts.append(f"[{n}]\n# hand {row.id}\n{view.phh}")
+            parts.append(f"[{n}]\n# hand #{row.number}\n{view.phh}")
         else:
             parts.append(view.pokerstars_text)
     return "\n".join(parts), len(rows)

@@ -1,4 +1,4 @@
-"""Verify a hand's deal: `python -m app verify HAND_ID` (operators) opens the per-card
+"""Verify a hand's deal: `python -m app verify NUMBER` (operators) opens the per-card
 commitment with the stored master salt and deck, checks every dealt card against its deck
 position, and replays the hand from them to its recorded events and result."""
 
@@ -21,13 +21,13 @@ EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("hand_id", help="the hand's id (as in the history's hand_id)")
+    parser.add_argument("number", type=int, help="the hand's number (as the table shows it)")
     parser.add_argument("--database-url", help="default: DATABASE_URL, else SQLite in DATA_DIR")
 
 
 def run(args: argparse.Namespace) -> int:
     url = args.database_url or get_settings().effective_database_url
-    return asyncio.run(_verify(url, args.hand_id))
+    return asyncio.run(_verify(url, args.number))
 
 
 def check(row: HandRecord) -> list[str]:
@@ -54,23 +54,23 @@ def check(row: HandRecord) -> list[str]:
     return problems
 
 
-async def _verify(url: str, hand_id: str) -> int:
+async def _verify(url: str, number: int) -> int:
     db = Database(url)
     try:
         async with db.session() as s:
-            row = await hands.get_hand(s, hand_id)
+            row = await hands.hand_by_number(s, number)
     except (SQLAlchemyError, OSError) as exc:
         print(f"verify: cannot read the database: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
     finally:
         await db.dispose()
     if row is None:
-        print(f"verify: no hand {hand_id}", file=sys.stderr)
+        print(f"verify: no hand #{number}", file=sys.stderr)
         return EXIT_UNUSABLE
     if row.status != HandStatus.DONE:
-        print(f"verify: hand {hand_id} is {row.status}: its deck is never revealed")
+        print(f"verify: hand #{number} is {row.status}: its deck is never revealed")
         return EXIT_UNUSABLE
-    print(f"hand {row.id}, table {row.table_id} ({row.variant}), started {row.started_at}")
+    print(f"hand #{row.number}, table {row.table_id} ({row.variant}), started {row.started_at}")
     print(f"commitment {row.commitment}  ({commitment.SCHEME})")
     print(f"master     {row.salt}")
     print(f"deck       {row.deck}")

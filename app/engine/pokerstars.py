@@ -4,23 +4,26 @@ Input: the hand's record as plain data (`HandText`), every event as its `to_dict
 cards included). Output for one viewer, by R24: the viewer's own down cards; the cards of
 every seat that reached the showdown (`revealed`), shown or mucked; never a folded seat's.
 
-    PokerStars Hand #<hand id as a decimal number>: 7 Card Stud Limit (100/200) - <date> UTC
+    PokerStars Hand #<the hand's number>: 7 Card Stud Limit ($1/$2 USD) - <date> UTC
     Table '<name>' 8-max
-    Seat 1: ann (2000 in chips)
-    ann: posts the ante 10
+    Seat 1: ann ($20 in chips)
+    ann: posts the ante $0.10
     *** 3rd STREET ***
     Dealt to ann [As 2h Kd]          (the viewer: all three; the others: the door card)
-    bob: brings in for 50
+    bob: brings in for $0.50
+    cy: completes it to $1
     ... *** 4th STREET *** ... *** 6th STREET *** ... *** RIVER *** ... *** SHOW DOWN ***
     ann: shows [...] (a description)       Stud8: (HI: ...; LO: ...)
     bob: mucks hand
-    ann collected 430 from pot
+    ann collected $4.30 from pot
     *** SUMMARY ***
-    Total pot 450 | Rake 20
-    Seat 1: ann showed [...] and won (430) with ...
+    Total pot $4.50 | Rake $0.20
+    Seat 1: ann showed [...] and won ($4.30) with ...
 
 Variants' names: ``7 Card Stud Limit``, ``7 Card Stud Hi/Lo Limit``, ``Razz Limit``.
-Amounts are the table's chip units, as play-money histories print them.
+Amounts are chips in cents, written in dollars as PokerStars writes real-money histories (and
+as the table shows them): "$0.15", "$1", "$1500" (no thousands commas, which importers read as
+the end of the number).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from app.engine import money
 
 GAME_NAMES = {
     "stud": "7 Card Stud Limit",
@@ -43,7 +48,7 @@ FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street",
 class HandText:
     """What the text needs of a hand's record."""
 
-    hand_id: str
+    number: int  # the hand's number, as the table and the hand list show it
     variant: str
     table_name: str
     max_seats: int
@@ -53,14 +58,6 @@ class HandText:
     names: Mapping[int, str]  # seat -> player name
     events: Sequence[Mapping[str, Any]]  # every event's to_dict(), in order
     rake: int = 0
-
-
-def hand_number(hand_id: str) -> int:
-    """PokerStars numbers its hands: our hex hand id read as a number."""
-    try:
-        return int(hand_id, 16)
-    except ValueError:
-        return int.from_bytes(hand_id.encode()[:8], "big")
 
 
 def _describe(text: str | None) -> str:
@@ -114,8 +111,8 @@ class _Renderer:
         game = GAME_NAMES.get(h.variant, h.variant)
         when = h.started_at.strftime("%Y/%m/%d %H:%M:%S")
         self.lines.append(
-            f"PokerStars Hand #{hand_number(h.hand_id)}: {game} ({h.small_bet}/{h.big_bet})"
-            f" - {when} UTC"
+            f"PokerStars Hand #{h.number}: {game}"
+            f" ({_usd(h.small_bet)}/{_usd(h.big_bet)} USD) - {when} UTC"
         )
         self.lines.append(f"Table '{h.table_name}' {h.max_seats}-max")
         pending_deal: list[int] = []
@@ -143,10 +140,10 @@ class _Renderer:
         stacks = dict(zip(e["seats"], e["stacks"], strict=True))
         for seat in sorted(self.order):
             self.seats[seat] = _Seat(self.hand.names.get(seat, f"Seat {seat + 1}"))
-            self.lines.append(f"Seat {seat + 1}: {self.name(seat)} ({stacks[seat]} in chips)")
+            self.lines.append(f"Seat {seat + 1}: {self.name(seat)} ({_usd(stacks[seat])} in chips)")
 
     def _on_ante_posted(self, e: Mapping[str, Any]) -> None:
-        self.lines.append(f"{self.name(e['seat'])}: posts the ante {e['amount']}{_all_in(e)}")
+        self.lines.append(f"{self.name(e['seat'])}: posts the ante {_usd(e['amount'])}{_all_in(e)}")
 
     def _on_street_started(self, e: Mapping[str, Any]) -> None:
         self.street = e["street"]
@@ -183,19 +180,22 @@ class _Renderer:
         self.high = max(self.high, self.wagers[seat])
 
     def _on_brought_in(self, e: Mapping[str, Any]) -> None:
-        self.lines.append(f"{self.name(e['seat'])}: brings in for {e['amount']}{_all_in(e)}")
+        self.lines.append(f"{self.name(e['seat'])}: brings in for {_usd(e['amount'])}{_all_in(e)}")
         self._wager(e, e["amount"])
 
     def _raise_line(self, e: Mapping[str, Any]) -> None:
         seat, to = e["seat"], e["amount"]
         self.seats[seat].voluntary = True
-        if self.high == 0:
-            self.lines.append(f"{self.name(seat)}: bets {to}{_all_in(e)}")
+        if e["type"] == "completed" and to > self.high:
+            self.lines.append(f"{self.name(seat)}: completes it to {_usd(to)}{_all_in(e)}")
+        elif self.high == 0:
+            self.lines.append(f"{self.name(seat)}: bets {_usd(to)}{_all_in(e)}")
         elif to > self.high:
-            self.lines.append(f"{self.name(seat)}: raises {to - self.high} to {to}{_all_in(e)}")
+            raised = _usd(to - self.high)
+            self.lines.append(f"{self.name(seat)}: raises {raised} to {_usd(to)}{_all_in(e)}")
         else:  # an all-in short of the bet: a call for what it has
             added = to - self.wagers.get(seat, 0)
-            self.lines.append(f"{self.name(seat)}: calls {added}{_all_in(e)}")
+            self.lines.append(f"{self.name(seat)}: calls {_usd(added)}{_all_in(e)}")
         self._wager(e, to)
 
     _on_completed = _raise_line
@@ -204,7 +204,7 @@ class _Renderer:
 
     def _on_called(self, e: Mapping[str, Any]) -> None:
         self.seats[e["seat"]].voluntary = True
-        self.lines.append(f"{self.name(e['seat'])}: calls {e['amount']}{_all_in(e)}")
+        self.lines.append(f"{self.name(e['seat'])}: calls {_usd(e['amount'])}{_all_in(e)}")
         self._wager(e)
 
     def _on_checked(self, e: Mapping[str, Any]) -> None:
@@ -219,7 +219,7 @@ class _Renderer:
         self.lines.append(f"{self.name(e['seat'])} has timed out{note}")
 
     def _on_uncalled_bet_returned(self, e: Mapping[str, Any]) -> None:
-        self.lines.append(f"Uncalled bet ({e['amount']}) returned to {self.name(e['seat'])}")
+        self.lines.append(f"Uncalled bet ({_usd(e['amount'])}) returned to {self.name(e['seat'])}")
 
     def _on_burns_reshuffled(self, e: Mapping[str, Any]) -> None:
         self.lines.append(f"The burns and the stub ({e['count']} cards) are reshuffled")
@@ -269,7 +269,7 @@ class _Renderer:
         pots = {pot for pot, _, _, _ in self.awards}
         for pot, seat, amount, _share in self.awards:
             where = "pot" if len(pots) == 1 else ("main pot" if pot == 0 else f"side pot-{pot}")
-            self.lines.append(f"{self.name(seat)} collected {amount} from {where}")
+            self.lines.append(f"{self.name(seat)} collected {_usd(amount)} from {where}")
         declined = self.pending_decline
         if declined is not None:
             self.lines.append(f"{self.name(declined)}: doesn't show hand")
@@ -286,11 +286,11 @@ class _Renderer:
         rake = self.hand.rake
         total = sum(pots) + rake
         if len(pots) > 1:
-            parts = [f"Main pot {pots[0] + rake}."]  # the rake comes from the main pot first
-            parts += [f"Side pot-{i} {amount}." for i, amount in enumerate(pots[1:], 1)]
-            self.lines.append(f"Total pot {total} {' '.join(parts)} | Rake {rake}")
+            parts = [f"Main pot {_usd(pots[0] + rake)}."]  # the rake comes from the main pot
+            parts += [f"Side pot-{i} {_usd(amount)}." for i, amount in enumerate(pots[1:], 1)]
+            self.lines.append(f"Total pot {_usd(total)} {' '.join(parts)} | Rake {_usd(rake)}")
         else:
-            self.lines.append(f"Total pot {total} | Rake {rake}")
+            self.lines.append(f"Total pot {_usd(total)} | Rake {_usd(rake)}")
         if self.community is not None:
             self.lines.append(f"Board [{self.community}]")
         for seat_no in sorted(self.seats):
@@ -310,16 +310,20 @@ class _Renderer:
         if seat.shown is not None and self.showdown:
             cards, desc = seat.shown
             if seat.won:
-                return f"{head} showed [{' '.join(cards)}] and won ({seat.won}) with {desc}"
+                return f"{head} showed [{' '.join(cards)}] and won ({_usd(seat.won)}) with {desc}"
             return f"{head} showed [{' '.join(cards)}] and lost with {desc}"
         if seat.mucked:
             cards_or_none = self._all_cards(seat_no) if seat_no in self.revealed else None
             shown = f" [{' '.join(cards_or_none)}]" if cards_or_none else ""
-            won = f" and won ({seat.won})" if seat.won else ""
+            won = f" and won ({_usd(seat.won)})" if seat.won else ""
             return f"{head} mucked{shown}{won}"
         if seat.won:
-            return f"{head} collected ({seat.won})"
+            return f"{head} collected ({_usd(seat.won)})"
         return head
+
+
+def _usd(amount: int) -> str:
+    return money.chips(amount, grouping=False)
 
 
 def _all_in(e: Mapping[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.engine.actions import WAGERS, Action, ActionKind, IllegalAction, LegalActions
 from app.engine.betting import BettingRound
+from app.engine.money import chips
 from app.engine.state import Player
 
 _DECIDE = frozenset({ActionKind.SHOW, ActionKind.MUCK})
@@ -44,7 +45,7 @@ def validate(
         if kind is ActionKind.FOLD and not legal.fold:
             raise IllegalAction("Nothing to call: check instead of folding")
         if kind is ActionKind.CHECK and not legal.check:
-            raise IllegalAction(f"You cannot check: {legal.call} to call")
+            raise IllegalAction(f"You cannot check: {chips(legal.call or 0)} to call")
         return kind, 0
     if kind is ActionKind.CALL:
         if legal.call is None:
@@ -52,7 +53,7 @@ def validate(
                 raise IllegalAction("You must bring in or complete")
             raise IllegalAction("Nothing to call: check or bet")
         if amount is not None and amount != p.wager + legal.call:
-            raise IllegalAction(f"A call is to {p.wager + legal.call}")
+            raise IllegalAction(f"A call is to {chips(p.wager + legal.call)}")
         return kind, p.wager + legal.call
     assert kind in WAGERS
     allowed: tuple[int, ...]
@@ -68,10 +69,10 @@ def validate(
         raise IllegalAction(why_not(kind, legal, rnd, p))
     if amount is None:
         if len(allowed) > 1:
-            raise IllegalAction(wrong.format(" or ".join(str(a) for a in allowed)))
+            raise IllegalAction(wrong.format(" or ".join(chips(a) for a in allowed)))
         return kind, allowed[0]
     if amount not in allowed:
-        raise IllegalAction(wrong.format(" or ".join(str(a) for a in allowed)))
+        raise IllegalAction(wrong.format(" or ".join(chips(a) for a in allowed)))
     return kind, amount
 
 

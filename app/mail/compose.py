@@ -43,13 +43,14 @@ def stamp(message: EmailMessage, *, message_id: str, date: datetime) -> None:
     message["Message-ID"] = message_id
 
 
-def hands_subject(site_name: str, hand_ids: Sequence[str]) -> str:
-    if len(hand_ids) == 1:
-        return f"{site_name}: hand #{hand_ids[0]}"
-    if len(hand_ids) <= MAX_SUBJECT_HANDS:
-        listed = ", ".join(f"#{h}" for h in hand_ids)
+def hands_subject(site_name: str, numbers: Sequence[int]) -> str:
+    """The hands by their numbers, as the table and the hand list show them."""
+    if len(numbers) == 1:
+        return f"{site_name}: hand #{numbers[0]}"
+    if len(numbers) <= MAX_SUBJECT_HANDS:
+        listed = ", ".join(f"#{n}" for n in numbers)
         return f"{site_name}: hands {listed}"
-    return f"{site_name}: {len(hand_ids)} hands, #{hand_ids[-1]} to #{hand_ids[0]}"
+    return f"{site_name}: {len(numbers)} hands, #{numbers[-1]} to #{numbers[0]}"
 
 
 def hands_message(
@@ -58,11 +59,11 @@ def hands_message(
     sender: str,
     to_name: str,
     to_address: str,
-    hands: Sequence[tuple[str, HandHistory]],
+    hands: Sequence[tuple[int, HandHistory]],
 ) -> EmailMessage:
-    """The histories as the plain-text body (PokerStars style), each PHH attached as
-    `hand-<id>.phh`."""
-    ids = [hand_id for hand_id, _ in hands]
+    """The histories as the plain-text body (PokerStars style, amounts in dollars), each
+    PHH attached as `hand-<number>.phh`."""
+    ids = [number for number, _ in hands]
     message = _new_message(
         site_name=site_name,
         sender=sender,
@@ -76,9 +77,9 @@ def hands_message(
     )
     texts = [history.pokerstars_text.rstrip("\n") + "\n" for _, history in hands]
     message.set_content(intro + "\n\n".join(texts), subtype="plain", charset="utf-8")
-    for hand_id, history in hands:
+    for number, history in hands:
         message.add_attachment(
-            history.phh, subtype="plain", charset="utf-8", filename=f"hand-{hand_id}.phh"
+            history.phh, subtype="plain", charset="utf-8", filename=f"hand-{number}.phh"
         )
     return message
 

@@ -22,23 +22,26 @@ class HandHistory(Protocol):
 
 
 class HistorySource(Protocol):
-    async def load(self, db: Database, hand_id: str, viewer_user_id: int) -> HandHistory | None:
+    """Hands are named by their numbers (what the table and the hand list show)."""
+
+    async def load(self, db: Database, number: int, viewer_user_id: int) -> HandHistory | None:
         """The hand's history for `viewer_user_id`, or None when there is no such hand or the
         viewer was not dealt into it."""
         ...
 
-    async def recent_hand_ids(self, db: Database, user_id: int, limit: int) -> list[str]:
-        """The ids of the last `limit` finished hands `user_id` was dealt into, newest first."""
+    async def recent_hands(self, db: Database, user_id: int, limit: int) -> list[int]:
+        """The numbers of the last `limit` finished hands `user_id` was dealt into, newest
+        first."""
         ...
 
 
 class NoHistory:
     """A source with no hands at all (used until hand histories are stored)."""
 
-    async def load(self, db: Database, hand_id: str, viewer_user_id: int) -> HandHistory | None:
+    async def load(self, db: Database, number: int, viewer_user_id: int) -> HandHistory | None:
         return None
 
-    async def recent_hand_ids(self, db: Database, user_id: int, limit: int) -> list[str]:
+    async def recent_hands(self, db: Database, user_id: int, limit: int) -> list[int]:
         return []
 
 
@@ -47,10 +50,10 @@ class StoredHistory:
     `app.store.history` (R24: every showdown seat's cards, mucked too; no folded down cards
     but the viewer's own)."""
 
-    async def load(self, db: Database, hand_id: str, viewer_user_id: int) -> HandHistory | None:
-        return await load_hand_history(db, hand_id, viewer_user_id)
+    async def load(self, db: Database, number: int, viewer_user_id: int) -> HandHistory | None:
+        return await load_hand_history(db, number, viewer_user_id)
 
-    async def recent_hand_ids(self, db: Database, user_id: int, limit: int) -> list[str]:
+    async def recent_hands(self, db: Database, user_id: int, limit: int) -> list[int]:
         async with db.session() as session:
             rows, _ = await hands.list_hands(session, user_id, limit=limit)
-        return [row.id for row in rows]
+        return [row.number for row in rows]

@@ -104,11 +104,11 @@ async def request_hands(
     user_id: int,
     now: datetime,
     limits: MailLimits,
-    hand_ids: Sequence[str] = (),
+    hand_ids: Sequence[int] = (),
     last: int | None = None,
 ) -> MailRequest:
-    """Queue an email of `hand_ids` (or of the player's `last` hands) to the player's
-    verified address. Raises a `MailError` saying why not."""
+    """Queue an email of the hands numbered `hand_ids` (or of the player's `last` hands) to
+    the player's verified address. Raises a `MailError` saying why not."""
     async with db.session() as session:
         user = await _user(session, user_id)
         if not user.email_verified:
@@ -117,7 +117,7 @@ async def request_hands(
                 "link, then open it"
             )
         await _check_rate(session, user_id, MailKind.HANDS, limits, now)
-    ids = await _hand_ids(db, source, user_id, hand_ids, last)
+    ids = await _hand_numbers(db, source, user_id, hand_ids, last)
     async with db.transaction() as session:
         user = await _user(session, user_id, lock=True)
         await _check_rate(session, user_id, MailKind.HANDS, limits, now)
@@ -125,7 +125,7 @@ async def request_hands(
             user_id=user_id,
             kind=MailKind.HANDS,
             to_address=user.email,
-            payload={"hand_ids": ids},
+            payload={"hand_ids": ids},  # the hands' numbers
             status=MailStatus.QUEUED,
             next_attempt_at=now,
             created_at=now,
@@ -134,11 +134,11 @@ async def request_hands(
     return request
 
 
-async def _hand_ids(
-    db: Database, source: HistorySource, user_id: int, hand_ids: Sequence[str], last: int | None
-) -> list[str]:
+async def _hand_numbers(
+    db: Database, source: HistorySource, user_id: int, hand_ids: Sequence[int], last: int | None
+) -> list[int]:
     if last is not None:
-        ids = await source.recent_hand_ids(db, user_id, min(max(last, 1), MAX_HANDS))
+        ids = await source.recent_hands(db, user_id, min(max(last, 1), MAX_HANDS))
         if not ids:
             raise NoHands("you have not been dealt into any finished hand yet")
         return ids
@@ -147,10 +147,10 @@ async def _hand_ids(
         raise NoHands("name at least one hand")
     if len(ids) > MAX_HANDS:
         raise NoHands(f"at most {MAX_HANDS} hands per email")
-    for hand_id in ids:
-        if await source.load(db, hand_id, user_id) is None:
+    for number in ids:
+        if await source.load(db, number, user_id) is None:
             raise NotDealtIn(
-                f"you were not dealt into hand #{hand_id} (or there is no such hand): only "
+                f"you were not dealt into hand #{number} (or there is no such hand): only "
                 "the players dealt into a hand may have its history emailed"
             )
     return ids

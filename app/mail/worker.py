@@ -247,12 +247,14 @@ class MailWorker:
             hours = float(request.payload.get("hours", 48))
             message = compose.verification_message(url=url, hours=hours, **common)
         else:
-            hands: list[tuple[str, HandHistory]] = []
-            for hand_id in request.payload.get("hand_ids", []):
-                history = await self.history.load(self.db, str(hand_id), request.user_id)
+            hands: list[tuple[int, HandHistory]] = []
+            for number in request.payload.get("hand_ids", []):  # the hands' numbers
+                history = None
+                if type(number) is int:  # (a queued request whose hand was never numbered)
+                    history = await self.history.load(self.db, number, request.user_id)
                 if history is None:
-                    raise PermanentFailure(f"hand #{hand_id} is not available")
-                hands.append((str(hand_id), history))
+                    raise PermanentFailure(f"hand #{number} is not available")
+                hands.append((number, history))
             message = compose.hands_message(hands=hands, **common)
         assert request.message_id is not None
         compose.stamp(message, message_id=request.message_id, date=self.clock())

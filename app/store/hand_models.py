@@ -6,6 +6,10 @@ end, in the same transaction as its ledger settlement: every event in order (dow
 included), the inputs that drove it, the result, and the deck and salt that open the
 commitment (status ``done``). A ``live`` row found at start-up is a hand the server died in:
 it becomes ``void`` (its chips never moved).
+
+Every hand has a short number that grows (`number`): what players see and use to find it.
+Tables take numbers a block at a time from the one `HandCounter` row (see `hands.reserve_numbers`);
+the `id` is an unguessable string that stays inside the server.
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ class HandRecord(Base):
         Index("ix_hands_status_ended", "status", "ended_at"),
     )
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # the table's hand id
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # internal, never shown
+    number: Mapped[int] = mapped_column(BigInteger, unique=True)  # the hand's number, shown
     table_id: Mapped[int] = mapped_column(ForeignKey("poker_tables.id"))
     table_name: Mapped[str] = mapped_column(String(64))
     max_seats: Mapped[int] = mapped_column(Integer)
@@ -81,3 +86,17 @@ class HandPlayer(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
     seat_no: Mapped[int] = mapped_column(Integer)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class HandCounter(Base):
+    """One row: the next hand number no table holds yet. A table reserves a block by moving
+    it on (`UPDATE … RETURNING`), so several server processes never share a number."""
+
+    __tablename__ = "hand_counter"
+    __table_args__ = (
+        CheckConstraint("id = 1", name="one_row"),
+        CheckConstraint("next_number >= 1", name="positive"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    next_number: Mapped[int] = mapped_column(BigInteger)

@@ -3,6 +3,10 @@ settlement in one transaction at its end, voiding interrupted hands, and reading
 
 Every writer here takes a session inside the caller's write transaction
 (`async with db.transaction() as s:`) and is idempotent by hand id.
+
+A hand has two names: its `number`, short and growing, which players see and find it by
+(tables reserve blocks of numbers with `reserve_numbers`), and its `hand_id`, an unguessable
+string the server keys its rows and ledger postings by and never shows.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.engine import Hand, commitment
 from app.engine.cards import Card
 from app.store import ledger
-from app.store.hand_models import HandPlayer, HandRecord, HandStatus
+from app.store.hand_models import HandCounter, HandPlayer, HandRecord, HandStatus
 from app.store.models import PokerTable
 from app.store.types import utcnow
 
@@ -33,6 +37,7 @@ class HandStart:
     """What may be stored while the hand is live: nothing secret."""
 
     hand_id: str
+    number: int  # the hand's number, as players see it
     table_id: int
     table_name: str
     max_seats: int
@@ -101,6 +106,7 @@ class HandFinish:
 def _row_values(start: HandStart) -> dict[str, Any]:
     return {
         "id": start.hand_id,
+        "number": start.number,
         "table_id": start.table_id,
         "table_name": start.table_name,
         "max_seats": start.max_seats,
@@ -184,7 +190,7 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
                 key=finish.start.hand_id,
                 deltas=finish.deltas,
                 rake=finish.rake,
-                memo=f"hand {finish.start.hand_id} at table {finish.start.table_id}, "
+                memo=f"hand #{finish.start.number} at table {finish.start.table_id}, "
                 f"rake {finish.rake}",
             )
             for finish in unwritten
@@ -233,8 +239,32 @@ async def void_live_hands(session: AsyncSession, reason: str = RESTART) -> list[
     return rows
 
 
+async def reserve_numbers(session: AsyncSession, count: int) -> range:
+    """`count` hand numbers that no table of any server process holds: the one counter row
+    moves on in the caller's transaction (its row lock on PostgreSQL, SQLite's write lock),
+    so two reservations never overlap. Numbers reserved and never dealt are skipped."""
+    if count < 1:
+        raise ValueError("reserve at least one hand number")
+    after = await session.scalar(
+        update(HandCounter)
+        .where(HandCounter.id == 1)
+        .values(next_number=HandCounter.next_number + count)
+        .returning(HandCounter.next_number)
+    )
+    if after is None:
+        raise RuntimeError("the hand_counter row is missing: is the schema migrated?")
+    return range(after - count, after)
+
+
 async def get_hand(session: AsyncSession, hand_id: str) -> HandRecord | None:
     return await session.get(HandRecord, hand_id)
+
+
+async def hand_by_number(session: AsyncSession, number: int) -> HandRecord | None:
+    found: HandRecord | None = await session.scalar(
+        select(HandRecord).where(HandRecord.number == number)
+    )
+    return found
 
 
 async def dealt_seat(session: AsyncSession, hand_id: str, user_id: int) -> int | None:

@@ -1,11 +1,13 @@
 """A finished hand's history for one viewer, as JSON, PHH and PokerStars-style text (R24).
 
-`load_hand_history(db, hand_id, viewer_user_id)` is what the history API and the mail worker
-call. A viewer sees their own down cards and the cards of every seat that reached the
-showdown, shown or mucked; never the cards of a seat that folded before it (nor of an
-uncalled winner who did not show). A hand the viewer was not dealt into is None, exactly like
-a hand that does not exist. `viewer_user_id=None` is the operators' view: the same R24 view
-for an observer (`full=True` adds every card: the house's audit copy).
+`load_hand_history(db, number, viewer_user_id)` is what the history API and the mail worker
+call: a hand is found by its number, the one the table, the hand list, the emails, the PHH
+`hand` field and the PokerStars header all show. A viewer sees their own down cards and the
+cards of every seat that reached the showdown, shown or mucked; never the cards of a seat
+that folded before it (nor of an uncalled winner who did not show). A hand the viewer was not
+dealt into is None, exactly like a hand that does not exist. `viewer_user_id=None` is the
+operators' view: the same R24 view for an observer (`full=True` adds every card: the house's
+audit copy).
 
 The JSON's `fairness` opens the deal's per-card commitment for this viewer: every deck
 position's card and salt, but only the leaf of the down cards R24 hides from them
@@ -24,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant
 from app.engine import commitment as fair
 from app.engine.phh import to_phh
-from app.engine.pokerstars import HandText, hand_number, render
+from app.engine.pokerstars import HandText, render
 from app.engine.views import POT_EVENTS, pots_now
 from app.store import hands
 from app.store.db import Database
@@ -47,7 +49,7 @@ RULE_NAMES = (
 class HandHistoryView:
     """One hand for one viewer: `json` (a dict), `phh` (TOML text), `pokerstars_text`."""
 
-    hand_id: str
+    number: int
     table_id: int
     variant: str
     viewer_seat: int | None
@@ -58,22 +60,22 @@ class HandHistoryView:
 
 async def load_hand_history(
     db: Database | AsyncSession,
-    hand_id: str,
+    number: int,
     viewer_user_id: int | None,
     *,
     full: bool = False,
 ) -> HandHistoryView | None:
-    """The finished hand `hand_id` as `viewer_user_id` may see it, or None if it does not
-    exist, is not finished, or the viewer was not dealt into it."""
+    """The finished hand number `number` as `viewer_user_id` may see it, or None if it does
+    not exist, is not finished, or the viewer was not dealt into it."""
     if isinstance(db, Database):
         async with db.session() as session:
-            return await load_hand_history(session, hand_id, viewer_user_id, full=full)
-    row = await hands.get_hand(db, hand_id)
+            return await load_hand_history(session, number, viewer_user_id, full=full)
+    row = await hands.hand_by_number(db, number)
     if row is None or row.status != HandStatus.DONE:
         return None
     seat: int | None = None
     if viewer_user_id is not None:
-        seat = await hands.dealt_seat(db, hand_id, viewer_user_id)
+        seat = await hands.dealt_seat(db, row.id, viewer_user_id)
         if seat is None:
             return None
     return history_view(row, seat, full=full)
@@ -97,7 +99,7 @@ def history_view(
     names = {s["seat"]: s["name"] for s in row.seats}
     text = render(
         HandText(
-            hand_id=row.id,
+            number=row.number,
             variant=row.variant,
             table_name=row.table_name,
             max_seats=row.max_seats,
@@ -112,7 +114,7 @@ def history_view(
         revealed=revealed,
     )
     return HandHistoryView(
-        hand_id=row.id,
+        number=row.number,
         table_id=row.table_id,
         variant=row.variant,
         viewer_seat=viewer_seat,
@@ -135,8 +137,7 @@ def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[
     result = dict(row.result or {})
     result.pop("deltas", None)
     return {
-        "hand_id": row.id,
-        "number": str(hand_number(row.id)),  # above 2**53: a string, exact in JS
+        "number": str(row.number),  # a string, as the table sends it
         "table_id": row.table_id,
         "table_name": row.table_name,
         "variant": row.variant,
@@ -189,7 +190,7 @@ def replay(row: HandRecord, on_step: Callable[[Hand, int], None] | None = None) 
     """The hand again, from its revealed deck and salt and its recorded inputs. `on_step`
     sees the hand after each step with the index of the step's first event."""
     if row.deck is None or row.salt is None:
-        raise ValueError(f"hand {row.id} is not finished: nothing to replay")
+        raise ValueError(f"hand #{row.number} is not finished: nothing to replay")
     hand = Hand.start(
         rules_of(row),
         [SeatSpec(s["seat"], s["stack"]) for s in row.seats],
@@ -238,7 +239,7 @@ def _phh(row: HandRecord, revealed: Collection[int]) -> str:
     names = {s["seat"]: s["name"] for s in row.seats}
     text = to_phh(
         hand,
-        hand_number=hand_number(row.id),
+        hand_number=row.number,
         players=names,
         seat_count=row.max_seats,
         table=row.table_name,

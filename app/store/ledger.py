@@ -28,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
+from app.engine.money import chips
 from app.store.errors import (
     AccountNotFound,
     BuyInOutOfRange,
@@ -146,18 +147,34 @@ def _legs(entries: Mapping[int, int] | Iterable[tuple[int, int]]) -> Legs:
     pairs = entries.items() if isinstance(entries, Mapping) else entries
     for account, amount in pairs:
         if type(amount) is not int:
-            raise InvalidAmount(f"amounts are whole chips, not {amount!r}")
+            raise InvalidAmount(f"amounts are whole chips, not {_shown(amount)}")
         merged[account] += amount
     legs = tuple(sorted((a, n) for a, n in merged.items() if n != 0))
     total = sum(n for _, n in legs)
     if total != 0:
-        raise UnbalancedTransaction(f"entries must sum to zero; these sum to {total}")
+        raise UnbalancedTransaction(f"entries must sum to zero; these sum to {chips(total)}")
     return legs
 
 
 def _positive(amount: int, what: str = "amount") -> None:
     if type(amount) is not int or amount <= 0:
-        raise InvalidAmount(f"the {what} must be a positive whole number of chips, not {amount!r}")
+        raise InvalidAmount(
+            f"the {what} must be a positive whole number of chips, not {_shown(amount)}"
+        )
+
+
+def _shown(amount: object) -> str:
+    """What a caller gave for an amount, in dollars when it is a whole number of cents."""
+    return chips(amount) if type(amount) is int else repr(amount)
+
+
+def _holder(account: LedgerAccount) -> str:
+    """Who holds an account's chips, in words a player reads (never the account's code)."""
+    return {
+        AccountKind.PLAYER: "your balance",
+        AccountKind.ESCROW: "the table",
+        AccountKind.HOUSE: "the house",
+    }.get(AccountKind(account.kind), "the bank")
 
 
 def _stored_key(kind: str, key: str) -> str:
@@ -249,7 +266,7 @@ async def _once(
         if earlier is not None:  # posted before, or a concurrent twin posted it first
             return _replay(earlier, expected)
         if "nonnegative" in str(exc.orig):
-            raise InsufficientFunds(f"refused by the database: {exc.orig}") from exc
+            raise InsufficientFunds("not enough chips for that move") from exc
         raise
     return posted
 
@@ -276,7 +293,8 @@ async def _write(
         held = accounts[account]  # plan only moves locked accounts
         if held.kind != AccountKind.BANK and held.balance + amount < 0:
             raise InsufficientFunds(
-                f"not enough chips: {held.code} holds {held.balance}, {-amount} needed",
+                f"not enough chips: {_holder(held)} holds {chips(held.balance)}, "
+                f"{chips(-amount)} needed",
                 account=held.code,
                 balance=held.balance,
                 needed=-amount,
@@ -360,8 +378,8 @@ async def top_up_daily(
         held = accounts[player].balance + await seated_chips(session, user_id)
         if held >= threshold:
             raise TopUpNotAllowed(
-                f"the daily top-up is for players with fewer than {threshold} chips; "
-                f"you have {held}"
+                f"the daily top-up is for players with less than {chips(threshold)}; "
+                f"you have {chips(held)}"
             )
         return legs
 
@@ -446,17 +464,19 @@ async def buy_in(
                 raise SeatTaken(f"seat {seat_no} is taken")
             if amount < table.min_buy_in:
                 raise BuyInOutOfRange(
-                    f"the minimum buy-in at this table is {table.min_buy_in} (ten small bets)"
+                    f"the minimum buy-in at this table is {chips(table.min_buy_in)} "
+                    "(ten small bets)"
                 )
             if cap is not None and amount > cap:
-                raise BuyInOutOfRange(f"the maximum buy-in at this table is {cap}")
+                raise BuyInOutOfRange(f"the maximum buy-in at this table is {chips(cap)}")
             session.add(Seat(table_id=table_id, seat_no=seat_no, user_id=user_id, stack=amount))
         else:
             if seat_no is not None and seat_no != seat.seat_no:
                 raise InvalidSeat(f"you are already seated at seat {seat.seat_no}")
             if cap is not None and seat.stack + amount > cap:
                 raise BuyInOutOfRange(
-                    f"a stack may hold at most {cap} here; you can add {cap - seat.stack}"
+                    f"a stack may hold at most {chips(cap)} here; "
+                    f"you can add {chips(cap - seat.stack)}"
                 )
             seat.stack += amount
         return legs
@@ -495,7 +515,7 @@ async def cash_out(
         taken = seat.stack if amount is None else amount
         if taken > seat.stack:
             raise InsufficientFunds(
-                f"not enough chips: your stack holds {seat.stack}, {taken} asked",
+                f"not enough chips: your stack holds {chips(seat.stack)}, {chips(taken)} asked",
                 account=f"seat:{table_id}:{seat.seat_no}",
                 balance=seat.stack,
                 needed=taken,
@@ -534,17 +554,17 @@ class Settlement:
             raise LedgerError("a hand's settlement names the seats that played it")
         if type(self.rake) is not int or self.rake < 0:
             raise InvalidAmount(
-                f"the rake must be a whole number of chips, at least 0, not {self.rake!r}"
+                f"the rake must be a whole number of chips, at least 0, not {_shown(self.rake)}"
             )
         for user, delta in self.deltas.items():
             if type(delta) is not int:
                 raise InvalidAmount(
-                    f"user {user}'s stack change must be whole chips, not {delta!r}"
+                    f"user {user}'s stack change must be whole chips, not {_shown(delta)}"
                 )
         if sum(self.deltas.values()) + self.rake != 0:
             raise UnbalancedTransaction(
-                f"a hand's stack changes must sum to minus the rake ({-self.rake}); "
-                f"these sum to {sum(self.deltas.values())}"
+                f"a hand's stack changes must sum to minus the rake ({chips(-self.rake)}); "
+                f"these sum to {chips(sum(self.deltas.values()))}"
             )
 
     @property
@@ -649,7 +669,7 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
             seat_no, stack = found_seat
             if stack + delta < 0:
                 raise InsufficientFunds(
-                    f"seat {seat_no} holds {stack}; it cannot lose {-delta}",
+                    f"seat {seat_no} holds {chips(stack)}; it cannot lose {chips(-delta)}",
                     account=f"seat:{s.table_id}:{seat_no}",
                     balance=stack,
                     needed=-delta,
@@ -659,8 +679,8 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
         escrow_id = ids[escrow_code(s.table_id)]
         if balances[escrow_id] < s.rake:
             raise InsufficientFunds(
-                f"not enough chips: {escrow_code(s.table_id)} holds {balances[escrow_id]}, "
-                f"{s.rake} needed",
+                f"not enough chips: the table holds {chips(balances[escrow_id])}, "
+                f"{chips(s.rake)} needed for the rake",
                 account=escrow_code(s.table_id),
                 balance=balances[escrow_id],
                 needed=s.rake,

@@ -37,6 +37,13 @@ def schedule_hand(table: Table, delay: float | None = None) -> None:
     table.clock.call_later(wait, lambda: table.post(m.StartHand(token)))
 
 
+async def numbers_reserved(table: Table, msg: m.NumbersReserved) -> None:
+    if table.numbers.add(msg.block):  # a hand waited for a number: its pause is over
+        table.start_token += 1  # a start already scheduled is void: this one deals now
+        table.start_pending = False
+        await start_hand(table)
+
+
 async def start_hand_msg(table: Table, msg: m.StartHand) -> None:
     if msg.token != table.start_token:
         return
@@ -65,6 +72,10 @@ async def start_hand(table: Table) -> None:
         table.held_for_writer = True  # `hand_written` deals on once the writer catches up
         publishing.emit_table(table)
         return
+    number = table.numbers.take()
+    if number is None:
+        log.warning("table %s: no hand number in reserve; the hand waits for one", table.id)
+        return  # `numbers_reserved` schedules it
     limit = table.settings.sit_out_limit
     for info in list(table.seats.values()):
         if info in players:
@@ -79,6 +90,7 @@ async def start_hand(table: Table) -> None:
     seats = [info.seat for info in players]
     table.button = next((s for s in seats if s > table.button), seats[0])
     table.hand_id = secrets.token_hex(8)
+    table.hand_number = number
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
     deck = list(table.deck_source())
@@ -95,9 +107,7 @@ async def start_hand(table: Table) -> None:
     start = hand_start(table, players, commitment.commit(deck, master))
     table.recording = Recording(start, deck, master)
     # only what is not secret is written while the hand is live
-    table.writer.submit(
-        table.id, f"hand {table.hand_id} start", record_start(table, start), item=start
-    )
+    table.writer.submit(table.id, f"hand #{number} start", record_start(table, start), item=start)
     for info in players:
         info.posted = False
     publishing.emit(
@@ -115,7 +125,8 @@ async def start_hand(table: Table) -> None:
 
 def hand_start(table: Table, players: Sequence[SeatInfo], digest: str) -> HandStart:
     s = table.settings
-    assert table.hand_id is not None
+    number = table.hand_number
+    assert table.hand_id is not None and number is not None
     rules = {
         name: getattr(s, name)
         for name in (
@@ -125,6 +136,7 @@ def hand_start(table: Table, players: Sequence[SeatInfo], digest: str) -> HandSt
     }  # fmt: skip
     return HandStart(
         hand_id=table.hand_id,
+        number=number,
         table_id=table.id,
         table_name=s.name,
         max_seats=s.max_seats,
@@ -271,7 +283,7 @@ async def finish_hand(table: Table) -> None:
     )
     # the record and its settlement commit together, off the hot path: deal on
     written = table.writer.submit(
-        table.id, f"hand {table.hand_id}", record_hand(table, finish), item=finish
+        table.id, f"hand #{table.hand_number}", record_hand(table, finish), item=finish
     )
     table.unwritten += 1
     written.add_done_callback(lambda _: table.post(m.HandWritten()))

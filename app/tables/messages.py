@@ -8,6 +8,13 @@ from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
+class NumbersReserved:
+    """A block of hand numbers the table reserved (`numbers.HandNumbers`) has arrived."""
+
+    block: range
+
+
+@dataclass(frozen=True, slots=True)
 class Join:
     """A client connects: who they are at this table (seat, host)."""
 
@@ -163,5 +170,5 @@ class Sync:
 Message = (
     Admit | Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte
     | Act | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut
-    | StartHand | HandWritten | BotAct | Sync
+    | StartHand | HandWritten | NumbersReserved | BotAct | Sync
 )  # fmt: skip

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.engine import CardDealt, Event, observer_view, view_for
-from app.engine.pokerstars import hand_number
 from app.engine.views import POT_EVENTS, pots_now
 from app.fanout import channels
 from app.jsontext import to_json
@@ -64,7 +63,7 @@ def engine_events(table: Table, events: Sequence[Event]) -> None:
         audience = body.pop("audience")
         body["hand_id"] = table.hand_id
         if body["type"] == "hand_started":
-            body["number"] = str(hand_number(table.hand_id or ""))
+            body["number"] = str(table.hand_number)  # a string, as before
         elif body["type"] in POT_EVENTS and table.hand is not None:
             # no wager comes between two such events of one step: the pots after it hold
             pots = pots if pots is not None else pots_now(table.hand)
@@ -99,7 +98,7 @@ def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
     if hand is not None:
         hand_view = view_for(hand, seat) if seat in hand.by_seat else observer_view(hand)
         hand_view["hand_id"] = table.hand_id
-        hand_view["number"] = str(hand_number(table.hand_id or ""))
+        hand_view["number"] = str(table.hand_number)
         hand_view["turn_id"] = table.turn_id
         hand_view["remaining_ms"] = (
             None

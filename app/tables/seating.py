@@ -8,6 +8,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.engine import money
 from app.tables import dealing, publishing
 from app.tables import messages as m
 from app.tables.errors import TableError
@@ -98,10 +99,13 @@ async def sit(table: Table, msg: m.Sit) -> dict[str, Any]:
         raise TableError("seat_taken", f"seat {msg.seat} is taken")
     if msg.amount < s.min_buy_in:
         raise TableError(
-            "buy_in_too_small", f"the minimum buy-in here is {s.min_buy_in} (ten small bets)"
+            "buy_in_too_small",
+            f"the minimum buy-in here is {money.chips(s.min_buy_in)} (ten small bets)",
         )
     if s.max_buy_in is not None and msg.amount > s.max_buy_in:
-        raise TableError("buy_in_too_large", f"the maximum buy-in here is {s.max_buy_in}")
+        raise TableError(
+            "buy_in_too_large", f"the maximum buy-in here is {money.chips(s.max_buy_in)}"
+        )
     info = SeatInfo(msg.seat, msg.user_id, msg.name, msg.amount, secrets.token_hex(8))
     await buy_in(table, info, key)
     answer = {"seat": msg.seat, "stack": msg.amount}
@@ -141,7 +145,7 @@ async def top_up(table: Table, msg: m.TopUp) -> dict[str, Any]:
     cap = table.settings.max_buy_in
     pending = sum(a for a, _ in info.top_ups)
     if cap is not None and info.stack + pending + msg.amount > cap:
-        raise TableError("buy_in_too_large", f"a stack may hold at most {cap} here")
+        raise TableError("buy_in_too_large", f"a stack may hold at most {money.chips(cap)} here")
     if table.in_hand(info.seat):
         info.top_ups.append((msg.amount, key))
         answer = {"queued": True, "stack": info.stack}

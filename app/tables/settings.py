@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from app.engine import Rules, Variant
+from app.engine import Rules, Variant, money
 from app.tables.errors import TableError
 
 TimeoutAction = Literal["all_in", "fold"]
@@ -69,7 +69,9 @@ class TableSettings:
         if self.rake_cap < 0:
             raise bad("the rake cap cannot be negative")
         if self.max_buy_in is not None and self.max_buy_in < self.min_buy_in:
-            raise bad(f"the maximum buy-in must be at least the minimum ({self.min_buy_in})")
+            raise bad(
+                f"the maximum buy-in must be at least the minimum ({money.chips(self.min_buy_in)})"
+            )
         try:
             self.rules()
         except ValueError as exc:

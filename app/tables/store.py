@@ -74,6 +74,7 @@ class TableStore(Protocol):
         self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
     ) -> None: ...
     async def close(self, table_id: int) -> None: ...
+    async def reserve_numbers(self, count: int) -> range: ...
     async def record_start(self, start: hands.HandStart) -> None: ...
     async def record_hand(self, finish: hands.HandFinish) -> None: ...
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None: ...
@@ -254,6 +255,11 @@ class LedgerTableStore:
             table = await get_table(s, table_id)
             table.status = "closed"
 
+    async def reserve_numbers(self, count: int) -> range:
+        """`count` hand numbers of the site-wide counter, for this table alone."""
+        async with self.db.transaction() as s:
+            return await hands.reserve_numbers(s, count)
+
     async def record_start(self, start: hands.HandStart) -> None:
         """The live hand's row: nothing secret (no card, no deck)."""
         async with self.db.transaction() as s:
@@ -282,6 +288,7 @@ class LedgerTableStore:
             return [
                 {
                     "hand_id": row.id,
+                    "number": str(row.number),
                     "table_id": row.table_id,
                     "reason": row.void_reason,
                     "stacks": {str(seat["seat"]): seat["stack"] for seat in row.seats},

@@ -29,6 +29,7 @@ from app.tables import dealing, hosting, publishing, seating
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock
 from app.tables.errors import TableError
+from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY, version_of
 from app.tables.seating import SeatInfo
 from app.tables.settings import TableSettings
@@ -75,7 +76,11 @@ class Table:
         self.seats: dict[int, SeatInfo] = {}
         self.by_user: dict[int, int] = {}
         self.hand: Hand | None = None
-        self.hand_id: str | None = None
+        self.hand_id: str | None = None  # internal: the hand's rows and postings
+        self.hand_number: int | None = None  # what players see (numbers.py)
+        self.numbers = HandNumbers(
+            self.store.reserve_numbers, lambda block: self.post(m.NumbersReserved(block))
+        )
         self.hand_users: dict[int, int] = {}  # seat -> user for the hand being played
         self.start_stacks: dict[int, int] = {}
         self.turn_id = 0
@@ -127,11 +132,13 @@ class Table:
         for void in self.voided:  # players who reconnect see the cancelled hand
             publishing.emit(self, {"type": "hand_voided", **void})
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
+        self.numbers.refill()  # the first block, while the first hand's pause runs
         dealing.schedule_hand(self)
 
     async def stop(self) -> None:
         """Stop the task (server shutdown): a hand in progress is left unsettled (void)."""
         self.turn_alarm.cancel()
+        await self.numbers.stop()
         if self.task is not None and not self.task.done():
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -271,6 +278,7 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.HostClose: hosting.host_close,
     m.StartHand: dealing.start_hand_msg,
     m.HandWritten: dealing.hand_written,
+    m.NumbersReserved: dealing.numbers_reserved,
     m.Act: dealing.act,
     m.BotAct: dealing.bot_act,
     m.TimedOut: dealing.timed_out,

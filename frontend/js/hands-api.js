@@ -35,13 +35,13 @@ export async function handsSection(box, user, path, { go }) {
                 list.hands.map((x) =>
                   h(
                     "tr",
-                    { dataset: { hand: x.hand_id } },
-                    h("th", { scope: "row" }, `#${x.number}`), // a string: 64-bit, not exact as a JSON number
+                    { dataset: { hand: x.number } },
+                    h("th", { scope: "row" }, `#${x.number}`),
                     h("td", x.table_name),
                     h("td", VARIANT_SHORT[x.variant]),
                     h("td", x.ended_at ? new Date(x.ended_at).toLocaleString() : "—"),
                     h(`td${x.net > 0 ? ".plus" : x.net < 0 ? ".minus" : ""}`, x.net === null || x.net === undefined ? "" : chips(x.net)),
-                    h("td", h("a.btn.small", { href: `/hands/${x.hand_id}`, "data-link": "", "aria-label": `Replay hand #${x.number}` }, "Replay")),
+                    h("td", h("a.btn.small", { href: `/hands/${x.number}`, "data-link": "", "aria-label": `Replay hand #${x.number}` }, "Replay")),
                   ),
                 ),
               ),
@@ -78,7 +78,7 @@ async function replayer(box, handId, user) {
   const fairness = h("p.fairness", "Checking the deal…");
   const emailStatus = h("span.email-status", { "aria-live": "polite" });
   const nav = (label, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: label } }, label);
-  const dl = (fmt, label, ext) => h("a.btn.small.ghost", { href: `/api/hands/${hand.hand_id}?format=${fmt}`, download: `hand-${hand.hand_id}.${ext}` }, label);
+  const dl = (fmt, label, ext) => h("a.btn.small.ghost", { href: `/api/hands/${hand.number}?format=${fmt}`, download: `hand-${hand.number}.${ext}` }, label);
   clear(
     box,
     h(
@@ -98,7 +98,7 @@ async function replayer(box, handId, user) {
           id: "email-this-hand",
           onclick: async () => {
             try {
-              const r = await emailHand(hand.hand_id);
+              const r = await emailHand(hand.number);
               toast(`Email request #${r.id}: ${r.status}`);
               followRequest(emailStatus, r);
             } catch (err) {

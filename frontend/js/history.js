@@ -110,7 +110,7 @@ export async function historyPage(root, user, path, { go }) {
             "tr",
             { dataset: { request: q.id, status: q.status } },
             h("td", String(q.id)),
-            h("td", q.kind === "verify" ? "Verification link" : q.hand_ids.length === 1 ? `Hand ${q.hand_ids[0]}` : `${q.hand_ids.length} hands`),
+            h("td", q.kind === "verify" ? "Verification link" : q.hand_ids.length === 1 ? `Hand #${q.hand_ids[0]}` : `${q.hand_ids.length} hands`),
             h("td", q.to),
             h("td", h(`span.status.status-${q.status}`, STATUS[q.status] || q.status), q.reason ? h("small.hint", ` ${q.reason}`) : null),
             h("td", String(q.attempts)),

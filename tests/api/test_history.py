@@ -51,18 +51,20 @@ async def test_list_fetch_formats_filters_and_404(live: Live) -> None:
         assert listed["total"] == 4 and len(listed["hands"]) == 4
         starts = [h["started_at"] for h in listed["hands"]]
         assert starts == sorted(starts, reverse=True)  # newest first
+        numbers = [h["number"] for h in listed["hands"]]  # strings of digits, as the table's
+        assert all(n.isdigit() for n in numbers) and len(set(numbers)) == 4
+        assert all("hand_id" not in h for h in listed["hands"])  # the number is its name
         page = (await http.get("/api/hands", params={"limit": 3, "offset": 3})).json()
-        assert [h["hand_id"] for h in page["hands"]] == [listed["hands"][3]["hand_id"]]
+        assert [h["number"] for h in page["hands"]] == [numbers[3]]
         only = (await http.get("/api/hands", params={"table_id": razz})).json()
         assert only["total"] == 2 and {h["variant"] for h in only["hands"]} == {"razz"}
         only = (await http.get("/api/hands", params={"variant": "stud"})).json()
         assert only["total"] == 2 and {h["table_id"] for h in only["hands"]} == {stud}
 
-        hand_id = only["hands"][0]["hand_id"]
-        body = (await http.get(f"/api/hands/{hand_id}")).json()
-        assert body["hand_id"] == hand_id and body["viewer_seat"] == 0
-        # 64-bit numbers are not exact as JSON numbers in a browser: strings
-        assert body["number"] == only["hands"][0]["number"] == str(int(hand_id, 16))
+        number = only["hands"][0]["number"]
+        body = (await http.get(f"/api/hands/{number}")).json()
+        assert body["number"] == number and body["viewer_seat"] == 0
+        assert "hand_id" not in body
         # the engine's pots, as the table sent them, on the events that end a round
         rounds = [e for e in body["events"] if e["type"] in ("street_started", "hand_ended")]
         assert rounds and all(e["pots"] for e in rounds)
@@ -71,16 +73,19 @@ async def test_list_fetch_formats_filters_and_404(live: Live) -> None:
             e["amount"] for e in body["events"] if e["type"] in ("pot_awarded", "rake_taken")
         )
         assert body["fairness"]["commitment"]
-        text = (await http.get(f"/api/hands/{hand_id}", params={"format": "pokerstars"})).text
+        text = (await http.get(f"/api/hands/{number}", params={"format": "pokerstars"})).text
         assert text.startswith(f"PokerStars Hand #{body['number']}: 7 Card Stud Limit")
         assert "*** SUMMARY ***" in text
-        phh = (await http.get(f"/api/hands/{hand_id}", params={"format": "phh"})).text
-        assert phh.startswith('variant = "F7S"')
+        phh = await http.get(f"/api/hands/{number}", params={"format": "phh"})
+        assert phh.text.startswith('variant = "F7S"')
+        assert f"hand = {number}\n" in phh.text
+        assert f'filename="hand-{number}.phh"' in phh.headers["content-disposition"]
         assert (await http.get("/api/hands/ffffffffffffffff")).status_code == 404
+        assert (await http.get("/api/hands/999999999")).json()["detail"]["code"] == "no_such_hand"
 
     async with live.http(cy[1]) as http:  # cy was never dealt into the stud hands
-        missing = await http.get("/api/hands/ffffffffffffffff")
-        not_dealt = await http.get(f"/api/hands/{hand_id}")
+        missing = await http.get("/api/hands/999999999")
+        not_dealt = await http.get(f"/api/hands/{number}")
         assert not_dealt.status_code == missing.status_code == 404
         assert not_dealt.json() == missing.json()
         assert (await http.get("/api/hands")).json()["total"] == 2

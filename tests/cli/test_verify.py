@@ -1,4 +1,4 @@
-"""`python -m app verify HAND_ID`: the operators' full check of a finished hand's deal (the
+"""`python -m app verify NUMBER`: the operators' full check of a finished hand's deal (the
 per-card commitment opened with the stored master salt, every dealt card at its position,
 and the replay); a changed deck or master salt fails it."""
 
@@ -30,10 +30,10 @@ async def test_verify_a_real_hand_and_fail_a_changed_one(
     assert row.deck is not None and row.salt is not None
     assert check(row) == []
     url = db.url.render_as_string(hide_password=False)
-    assert await _verify(url, row.id) == EXIT_OK
+    assert await _verify(url, row.number) == EXIT_OK
     out = capsys.readouterr().out
     assert "sha256-per-card-v1" in out and "OK:" in out
-    assert await _verify(url, "0" * 16) == EXIT_UNUSABLE
+    assert await _verify(url, 10**15) == EXIT_UNUSABLE
 
     swapped = row.deck[2:4] + row.deck[:2] + row.deck[4:]  # two positions swapped
     other_master = ("00" if row.salt[:2] != "00" else "11") + row.salt[2:]
@@ -43,10 +43,10 @@ async def test_verify_a_real_hand_and_fail_a_changed_one(
             await s.execute(
                 update(HandRecord).where(HandRecord.id == row.id).values({column: value})
             )
-        assert await _verify(url, row.id) == EXIT_MISMATCH
+        assert await _verify(url, row.number) == EXIT_MISMATCH
         assert "FAIL:" in capsys.readouterr().out
         async with db.transaction() as s:
             await s.execute(
                 update(HandRecord).where(HandRecord.id == row.id).values({column: original})
             )
-    assert await _verify(url, row.id) == EXIT_OK
+    assert await _verify(url, row.number) == EXIT_OK

@@ -66,7 +66,7 @@ def test_r13_bring_in_player_must_bring_in_or_complete_never_fold_or_check() -> 
     for bad in ("fold", "check", "call", "bet 20", "raise 20"):
         with pytest.raises(IllegalAction):
             play(hand, f"0: {bad}")
-    with pytest.raises(IllegalAction, match="bring-in is 10"):
+    with pytest.raises(IllegalAction, match=r"bring-in is \$0.10"):
         play(hand, "0: bring_in 15")
 
 
@@ -115,7 +115,7 @@ def test_r13_a_short_all_in_bring_in_may_be_called_for_that_amount_or_completed(
     legal = hand.legal_actions()
     assert (legal.seat, legal.fold, legal.call, legal.complete) == (1, True, 7, 20)
     assert legal.bring_in is None and legal.raises == ()
-    with pytest.raises(IllegalAction, match="Complete to 20"):
+    with pytest.raises(IllegalAction, match=r"Complete to \$0.20"):
         play(hand, "1: complete 10")  # no topping the short bring-in up to the full one
     play(hand, "1: call")
     legal = hand.legal_actions()
@@ -167,9 +167,9 @@ def test_r14_after_a_small_bet_each_later_player_may_raise_small_or_big() -> Non
     assert hand.legal_actions().raises == (40, 60)
     play(hand, "2: raise 40")  # a small raise keeps the choice open for the next player
     assert hand.legal_actions().raises == (60, 80)
-    with pytest.raises(IllegalAction, match="Raise to 60 or 80"):
+    with pytest.raises(IllegalAction, match=r"Raise to \$0.60 or \$0.80"):
         play(hand, "3: raise 70")
-    with pytest.raises(IllegalAction, match="Raise to 60 or 80"):
+    with pytest.raises(IllegalAction, match=r"Raise to \$0.60 or \$0.80"):
         play(hand, "3: raise")  # two amounts: the player must say which
 
 
@@ -178,7 +178,7 @@ def test_r14_a_big_raise_after_a_small_bet_makes_every_later_raise_big() -> None
     to_street(hand, 4)
     play(hand, "1: bet 20, 2: raise 60")
     assert hand.legal_actions().raises == (100,)
-    with pytest.raises(IllegalAction, match="Raise to 100"):
+    with pytest.raises(IllegalAction, match=r"Raise to \$1\b"):
         play(hand, "3: raise 80")
     play(hand, "3: raise 100")
     legal = hand.legal_actions()

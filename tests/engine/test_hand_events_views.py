@@ -135,8 +135,8 @@ def snapshot(hand: Hand) -> tuple[object, ...]:
     [
         (1, "call", "not your turn"),
         (0, "fold", "must bring in"),
-        (0, "bring_in 5", "bring-in is 10"),
-        (0, "complete 30", "Complete to 20"),
+        (0, "bring_in 5", r"bring-in is \$0.10"),
+        (0, "complete 30", r"Complete to \$0.20"),
         (0, "raise 20", "must bring in"),
         (0, "show", "no show or muck"),
         (0, "check 5", "takes no amount"),
@@ -185,7 +185,7 @@ def test_two_bet_sizes_need_an_amount() -> None:
     hand = scripted_hand(RULES, dict.fromkeys(hands, 1000), hands, button=2)
     play(hand, "0: bring_in, 1: call, 2: call")
     assert hand.legal_actions().bets == (20, 40)
-    with pytest.raises(IllegalAction, match="20 or 40"):
+    with pytest.raises(IllegalAction, match=r"\$0.20 or \$0.40"):
         play(hand, "1: bet")
 
 

@@ -194,7 +194,7 @@ def test_replay_names_the_first_illegal_action() -> None:
     play(hand, "4: bring_in, 6: complete 20, 1: raise 40, 4: fold, 6: call")
     passive(hand)
     text = to_phh(hand).replace('"p2 cbr 40"', '"p2 cbr 30"')
-    with pytest.raises(PHHError, match=r"^action 5 'p2 cbr 30': Raise to 40") as info:
+    with pytest.raises(PHHError, match=r"^action 5 'p2 cbr 30': Raise to \$0.40") as info:
         replay_phh(text)
     assert info.value.index == 5
     assert info.value.action == "p2 cbr 30"

@@ -166,9 +166,11 @@ def play_showdown(hand: Hand) -> tuple[Hand, list[list[Any]]]:
     return hand, inputs
 
 
-async def store_showdown_hand(db: Database, users: dict[int, User], hand_id: str) -> None:
+async def store_showdown_hand(db: Database, users: dict[int, User], number: int) -> None:
     """Play the showdown hand at a new table with `users` seated (seat -> user) and store it
-    as the table server does: the record and its ledger settlement in one transaction."""
+    as the table server does, as hand number `number`: the record and its ledger settlement
+    in one transaction."""
+    hand_id = secrets.token_hex(8)
     salt = secrets.token_bytes(commitment.SALT_BYTES)
     hand, inputs = play_showdown(_start(commitment.reshuffle_seed(salt)))
     order = dealing_order(list(CARDS), BUTTON)
@@ -189,6 +191,7 @@ async def store_showdown_hand(db: Database, users: dict[int, User], hand_id: str
     deltas = {users[s].id: result.stacks[s] - STACK for s in hand.seats}
     start = HandStart(
         hand_id=hand_id,
+        number=number,
         table_id=table.id,
         table_name=table.name,
         max_seats=table.max_seats,
@@ -226,12 +229,12 @@ class SimpleHistory:
 
 @dataclass
 class EngineHistory:
-    """A `HistorySource` over engine hands kept in memory: hand id -> (hand, user per seat)."""
+    """A `HistorySource` over engine hands kept in memory: number -> (hand, user per seat)."""
 
-    hands: dict[str, tuple[Hand, dict[int, int], dict[int, str]]] = field(default_factory=dict)
+    hands: dict[int, tuple[Hand, dict[int, int], dict[int, str]]] = field(default_factory=dict)
     loads: int = 0
 
-    def add(self, hand_id: str, hand: Hand, users: dict[int, tuple[int, str]]) -> None:
+    def add(self, hand_id: int, hand: Hand, users: dict[int, tuple[int, str]]) -> None:
         """`users`: seat -> (user id, name)."""
         self.hands[hand_id] = (
             hand,
@@ -239,7 +242,7 @@ class EngineHistory:
             {s: name for s, (_, name) in users.items()},
         )
 
-    async def load(self, db: Database, hand_id: str, viewer_user_id: int) -> HandHistory | None:
+    async def load(self, db: Database, hand_id: int, viewer_user_id: int) -> HandHistory | None:
         self.loads += 1
         found = self.hands.get(hand_id)
         if found is None or viewer_user_id not in found[1].values():
@@ -247,12 +250,12 @@ class EngineHistory:
         hand, _, names = found
         return SimpleHistory(_text(hand_id, hand, names), _phh(hand_id, hand))
 
-    async def recent_hand_ids(self, db: Database, user_id: int, limit: int) -> list[str]:
+    async def recent_hands(self, db: Database, user_id: int, limit: int) -> list[int]:
         ids = [h for h, (_, users, _) in self.hands.items() if user_id in users.values()]
         return list(reversed(ids))[:limit]
 
 
-def _phh(hand_id: str, hand: Hand) -> str:
+def _phh(hand_id: int, hand: Hand) -> str:
     """The PHH with folded players' down cards written ``????`` (R24)."""
     text = to_phh(hand, hand_number=hand_id)
     seats = re.search(r"seats = \[(.*)\]", text)
@@ -265,7 +268,7 @@ def _phh(hand_id: str, hand: Hand) -> str:
     return text
 
 
-def _text(hand_id: str, hand: Hand, names: dict[int, str]) -> str:
+def _text(hand_id: int, hand: Hand, names: dict[int, str]) -> str:
     """A minimal PokerStars-style summary honouring R24 (a stand-in for the real renderer)."""
     lines = [f"Stud Hand #{hand_id}: 7 Card Stud"]
     lines += [f"Seat {s + 1}: {names[s]}" for s in sorted(names)]

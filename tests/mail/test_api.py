@@ -92,10 +92,10 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
         bob_id, _ = await player(client, "bob")
         cy_id, _ = await player(client, "cy")
         history.add(
-            "h1", showdown_hand(), {0: (cy_id, "cy"), 1: (ann_id, "ann"), 2: (bob_id, "bob")}
+            101, showdown_hand(), {0: (cy_id, "cy"), 1: (ann_id, "ann"), 2: (bob_id, "bob")}
         )
 
-        reply = await client.post("/api/mail/hands", json={"hand_id": "h1"}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_id": 101}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (403, "email_not_verified")
         assert "verify your email address ann@example.com first" in message
@@ -112,12 +112,12 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
         assert reply.json() == {"verified": True, "email": "ann@example.com"}
         assert (await client.get("/api/me", headers=ann)).json()["email_verified"] is True
 
-        reply = await client.post("/api/mail/hands", json={"hand_id": "h1"}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_id": 101}, headers=ann)
         assert reply.status_code == 202
         assert reply.json()["request"] | {"id": 0, "created_at": ""} == {
             "id": 0,
             "kind": "hands",
-            "hand_ids": ["h1"],
+            "hand_ids": [101],
             "to": "ann@example.com",
             "status": "queued",
             "attempts": 0,
@@ -128,7 +128,7 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
             "sent_at": None,
         }
         _, hand_mail = await smtp.wait_for(2)
-        assert hand_mail.message["Subject"] == "Stud Club: hand #h1"
+        assert hand_mail.message["Subject"] == "Stud Club: hand #101"
         body = hand_mail.message.get_body(("plain",))
         assert body is not None and all(card in body.get_content() for card in MUCKED)
         requests = await wait_until(
@@ -154,25 +154,25 @@ async def test_refusals_are_clear(
     async with running(settings, history) as client:
         ann_id, ann = await player(client, "ann")
         bob_id, bob = await player(client, "bob")
-        history.add("h1", showdown_hand(), {0: (ann_id, "ann")})
-        history.add("h2", showdown_hand(), {1: (bob_id, "bob")})
+        history.add(101, showdown_hand(), {0: (ann_id, "ann")})
+        history.add(102, showdown_hand(), {1: (bob_id, "bob")})
         await verify_directly(client, ann_id)
         await verify_directly(client, bob_id)
 
         # someone else's hand (and a hand that does not exist)
-        for hand in ("h2", "nope"):
+        for hand in (102, 999):
             status, code, message = refusal(
                 await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
             )
             assert (status, code) == (403, "not_dealt_in")
             assert f"you were not dealt into hand #{hand}" in message
         status, code, _ = refusal(
-            await client.post("/api/mail/hands", json={"hand_ids": ["h1", "h2"]}, headers=ann)
+            await client.post("/api/mail/hands", json={"hand_ids": [101, 102]}, headers=ann)
         )
         assert (status, code) == (403, "not_dealt_in")
 
         # malformed requests
-        for body in ({}, {"hand_id": "h1", "last": 3}, {"last": 101}, {"hand_id": "a\r\nb"}):
+        for body in ({}, {"hand_id": 101, "last": 3}, {"last": 101}, {"hand_id": "a\r\nb"}):
             reply = await client.post("/api/mail/hands", json=body, headers=ann)
             assert reply.status_code == 422, body
         assert (await client.post("/api/mail/hands", json={"last": 5})).status_code == 401
@@ -180,23 +180,23 @@ async def test_refusals_are_clear(
         assert (status, code) == (409, "email_already_verified")
 
         # a flood: 3 an hour (this test's setting), then a clear refusal with Retry-After
-        bodies: list[dict[str, Any]] = [{"hand_id": "h1"}, {"last": 100}, {"hand_ids": ["h1"]}]
+        bodies: list[dict[str, Any]] = [{"hand_id": 101}, {"last": 100}, {"hand_ids": [101]}]
         for accepted in bodies:
             reply = await client.post("/api/mail/hands", json=accepted, headers=ann)
             assert reply.status_code == 202, reply.text
-        reply = await client.post("/api/mail/hands", json={"hand_id": "h1"}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_id": 101}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (429, "rate_limited")
         assert "you may ask for 3 hand-history emails an hour; try again in" in message
         assert 3000 < int(reply.headers["Retry-After"]) <= 3600
         # bob's own limit is untouched, and only his hands are his
         reply = await client.post("/api/mail/hands", json={"last": 10}, headers=bob)
-        assert reply.status_code == 202 and reply.json()["request"]["hand_ids"] == ["h2"]
+        assert reply.status_code == 202 and reply.json()["request"]["hand_ids"] == [102]
         await smtp.wait_for(4)
         requests = await wait_until(client, ann, lambda rs: {r["status"] for r in rs} == {"sent"})
         assert len(requests) == 3
     subjects = sorted(m.message["Subject"] for m in smtp.received)
-    assert subjects == ["Stud Club: hand #h1"] * 3 + ["Stud Club: hand #h2"]
+    assert subjects == ["Stud Club: hand #101"] * 3 + ["Stud Club: hand #102"]
 
 
 async def test_pending_requests_are_delivered_after_a_restart(
@@ -207,10 +207,10 @@ async def test_pending_requests_are_delivered_after_a_restart(
         settings.model_copy(update={"mail_worker_enabled": False}), history
     ) as client:
         ann_id, ann = await player(client, "ann")
-        history.add("h1", showdown_hand(), {0: (ann_id, "ann")})
-        history.add("h2", showdown_hand(), {0: (ann_id, "ann")})
+        history.add(101, showdown_hand(), {0: (ann_id, "ann")})
+        history.add(102, showdown_hand(), {0: (ann_id, "ann")})
         await verify_directly(client, ann_id)
-        for hand in ("h1", "h2"):
+        for hand in (101, 102):
             assert (
                 await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
             ).status_code == 202
@@ -223,8 +223,8 @@ async def test_pending_requests_are_delivered_after_a_restart(
         received = await smtp.wait_for(2)
         await wait_until(client, ann, lambda rs: [r["status"] for r in rs] == ["sent", "sent"])
     assert sorted(m.message["Subject"] for m in received) == [
-        "Stud Club: hand #h1",
-        "Stud Club: hand #h2",
+        "Stud Club: hand #101",
+        "Stud Club: hand #102",
     ]
 
 

@@ -53,23 +53,23 @@ def test_names_and_table_titles_cannot_inject_headers() -> None:
         sender="hands@stud.test",
         to_name=EVIL,
         to_address="eve@example.com",
-        hands=[("h1", History(text, f'table = "{EVIL}"\n'))],
+        hands=[(101, History(text, f'table = "{EVIL}"\n'))],
     )
     parsed = _parsed(message)
     assert sorted(parsed.keys()) == ["Content-Type", "From", "MIME-Version", "Subject", "To"]
     assert parsed["Bcc"] is None
     assert [a.addr_spec for a in parsed["To"].addresses] == ["eve@example.com"]
     assert parsed["To"].addresses[0].display_name == header_text(EVIL)
-    assert parsed["Subject"] == "Studeve Bcc: victim@example.com Subject: free chips: hand #h1"
+    assert parsed["Subject"] == "Studeve Bcc: victim@example.com Subject: free chips: hand #101"
     body = parsed.get_body(("plain",))
     assert body is not None and EVIL.replace("\r\n", "\n") in _text(body)
 
 
 def test_subject_names_the_hands() -> None:
-    assert hands_subject("Stud", ["a1"]) == "Stud: hand #a1"
-    assert hands_subject("Stud", ["a2", "a1"]) == "Stud: hands #a2, #a1"
-    many = [f"h{i}" for i in range(100, 0, -1)]
-    assert hands_subject("Stud", many) == "Stud: 100 hands, #h1 to #h100"
+    assert hands_subject("Stud", [41]) == "Stud: hand #41"
+    assert hands_subject("Stud", [42, 41]) == "Stud: hands #42, #41"
+    many = list(range(200, 100, -1))
+    assert hands_subject("Stud", many) == "Stud: 100 hands, #101 to #200"
 
 
 def test_each_hand_is_attached_as_its_own_phh() -> None:
@@ -78,13 +78,13 @@ def test_each_hand_is_attached_as_its_own_phh() -> None:
         sender="hands@stud.test",
         to_name="ann",
         to_address="ann@example.com",
-        hands=[("h2", History("hand two", "phh two\n")), ("h1", History("hand one", "phh one\n"))],
+        hands=[(102, History("hand two", "phh two\n")), (101, History("hand one", "phh one\n"))],
     )
     parsed = _parsed(message)
     body = parsed.get_body(("plain",))
     assert body is not None and "hand two\n\n\nhand one" in _text(body)
     files = {a.get_filename(): _text(a) for a in parsed.iter_attachments()}
-    assert files == {"hand-h2.phh": "phh two\n", "hand-h1.phh": "phh one\n"}
+    assert files == {"hand-102.phh": "phh two\n", "hand-101.phh": "phh one\n"}
 
 
 @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ async def test_a_crafted_name_adds_no_recipient_on_the_wire(smtp: SmtpSink) -> N
         sender="hands@stud.test",
         to_name=EVIL,
         to_address="eve@example.com",
-        hands=[("h1", History("text", "phh"))],
+        hands=[(101, History("text", "phh"))],
     )
     await SmtpTransport.from_url(smtp.url).send(
         message, sender="hands@stud.test", recipient="eve@example.com"

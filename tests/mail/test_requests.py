@@ -32,12 +32,12 @@ async def test_the_limit_holds_for_concurrent_requests_and_slides_with_the_clock
     dbs = [Database(db_url) for _ in range(3)]  # as several server processes
     try:
         ann = await make_player(dbs[0], "ann")
-        history.add("h1", showdown_hand(), {0: (ann.id, "ann")})
+        history.add(101, showdown_hand(), {0: (ann.id, "ann")})
 
         async def ask(db: Database) -> str:
             try:
                 await request_hands(
-                    db, history, user_id=ann.id, now=clock(), limits=LIMITS, hand_ids=["h1"]
+                    db, history, user_id=ann.id, now=clock(), limits=LIMITS, hand_ids=[101]
                 )
             except RateLimited as exc:
                 return f"retry in {exc.retry_after}"

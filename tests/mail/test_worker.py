@@ -59,14 +59,14 @@ def worker(
 async def ask(db: Database, history: EngineHistory, clock: FakeClock, user_id: int) -> MailRequest:
     """Queue an email of hand h1 for `user_id`."""
     return await request_hands(
-        db, history, user_id=user_id, now=clock(), limits=LIMITS, hand_ids=["h1"]
+        db, history, user_id=user_id, now=clock(), limits=LIMITS, hand_ids=[101]
     )
 
 
 async def _table(db: Database, history: EngineHistory) -> dict[str, int]:
     """Three players dealt into one real hand `h1` (seat 0 folds on fifth, seat 1 mucks)."""
     users = {s: await make_player(db, name) for s, name in enumerate(["ann", "bob", "cy"])}
-    history.add("h1", showdown_hand(), {s: (u.id, u.name) for s, u in users.items()})
+    history.add(101, showdown_hand(), {s: (u.id, u.name) for s, u in users.items()})
     return {u.name: u.id for u in users.values()}
 
 
@@ -83,7 +83,7 @@ async def test_r24_the_hand_arrives_once_with_body_and_phh_attached(
     ids = await _table(db, history)
     for name in ("bob", "ann"):  # bob called and mucked; ann folded on fifth street
         await request_hands(
-            db, history, user_id=ids[name], now=clock(), limits=LIMITS, hand_ids=["h1"]
+            db, history, user_id=ids[name], now=clock(), limits=LIMITS, hand_ids=[101]
         )
     assert await worker(db, history, clock, smtp.url).run_once() == 2
     received = await smtp.wait_for(2)
@@ -94,17 +94,17 @@ async def test_r24_the_hand_arrives_once_with_body_and_phh_attached(
         assert got.rcpt_tos == [f"{name}@example.com"]
         assert got.mail_from == "hands@stud.test"
         message = got.message
-        assert message["Subject"] == "Stud Club: hand #h1"
+        assert message["Subject"] == "Stud Club: hand #101"
         assert message["From"].addresses[0].display_name == "Stud Club"
         assert message["To"].addresses[0].addr_spec == f"{name}@example.com"
         body = message.get_body(("plain",))
         assert body is not None
         text = body.get_content()
-        assert "Stud Hand #h1" in text
+        assert "Stud Hand #101" in text
         [attachment] = list(message.iter_attachments())
-        assert attachment.get_filename() == "hand-h1.phh"
+        assert attachment.get_filename() == "hand-101.phh"
         phh = attachment.get_content()
-        assert 'hand = "h1"' in phh and 'variant = "F7S"' in phh
+        assert "hand = 101\r\n" in phh and 'variant = "F7S"' in phh
         # R24: the mucked caller's cards are in it; the fifth-street folder's down cards never
         for card in MUCKED:
             assert card in text and card in phh
@@ -160,7 +160,7 @@ async def test_two_workers_never_send_one_request_twice(
         for _ in range(6):
             for uid in ids.values():
                 await request_hands(
-                    first, history, user_id=uid, now=clock(), limits=LIMITS, hand_ids=["h1"]
+                    first, history, user_id=uid, now=clock(), limits=LIMITS, hand_ids=[101]
                 )
         a = worker(first, history, clock, smtp.url, worker_id="a")
         b = worker(second, history, clock, smtp.url, worker_id="b")
@@ -231,7 +231,7 @@ async def test_without_smtp_messages_go_to_the_maildir(
     mail = MailWorker(db, MaildirTransport(maildir), history, clock=clock)
     assert await mail.run_once() == 1
     [message] = list(mailbox.Maildir(maildir, create=False))
-    assert message["Subject"] == "Stud: hand #h1"
+    assert message["Subject"] == "Stud: hand #101"
     [request], [attempt] = await _rows(db)
     assert request.status == "sent" and str(maildir) in attempt.detail
 
@@ -258,9 +258,9 @@ async def test_r24_a_stored_hand_is_mailed_with_the_mucked_cards_not_the_folded_
     """The real source: a hand stored as the table server stores it, rendered for each
     recipient by `app.store.history`."""
     users = {s: await make_player(db, name) for s, name in enumerate(["ann", "bob", "cy"])}
-    await store_showdown_hand(db, users, "5eed000000000001")
+    await store_showdown_hand(db, users, 5001)
     source = StoredHistory()
-    assert await source.recent_hand_ids(db, users[1].id, 100) == ["5eed000000000001"]
+    assert await source.recent_hands(db, users[1].id, 100) == [5001]
     for seat in (1, 2):  # bob called and mucked; cy won; ann folded on fifth street
         await request_hands(db, source, user_id=users[seat].id, now=clock(), limits=LIMITS, last=5)
     mail = MailWorker(db, SmtpTransport.from_url(smtp.url), source, clock=clock)
@@ -268,12 +268,12 @@ async def test_r24_a_stored_hand_is_mailed_with_the_mucked_cards_not_the_folded_
     received = await smtp.wait_for(2)
     for got in received:
         message = got.message
-        assert "5eed000000000001" in message["Subject"]
+        assert message["Subject"].endswith("hand #5001")
         body = message.get_body(("plain",))
         assert body is not None
         text = body.get_content()
         [attachment] = list(message.iter_attachments())
-        assert attachment.get_filename() == "hand-5eed000000000001.phh"
+        assert attachment.get_filename() == "hand-5001.phh"
         phh = attachment.get_content()
         for card in MUCKED:  # bob's mucked hand, in the text and in the PHH
             assert card in text and card in phh, card
@@ -284,5 +284,5 @@ async def test_r24_a_stored_hand_is_mailed_with_the_mucked_cards_not_the_folded_
     other = await make_player(db, "dee")
     with pytest.raises(NotDealtIn):
         await request_hands(
-            db, source, user_id=other.id, now=clock(), limits=LIMITS, hand_ids=["5eed000000000001"]
+            db, source, user_id=other.id, now=clock(), limits=LIMITS, hand_ids=[5001]
         )

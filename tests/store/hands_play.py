@@ -3,6 +3,7 @@ through the table's mailbox, every turn answered by a simple policy."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from app.engine import Phase
@@ -62,14 +63,25 @@ async def play_hands(table: Table, clock: FakeClock, count: int, **kw: Any) -> N
     goal = table.hands_played + count
     while table.hands_played < goal:
         if table.hand is None:
+            await _numbers_in(table)
             clock.advance(1.0)
             await table.request(m.Join(0))
             continue
         await act_once(table, **kw)
 
 
+async def _numbers_in(table: Table) -> None:
+    """Hand numbers come from the database in real time: wait for them before moving the
+    fake clock, else the other tables' turns would time out while this one waits."""
+    task = table.numbers.task
+    if not table.numbers.available() and task is not None:
+        await asyncio.shield(task)
+        await table.request(m.Join(0))
+
+
 async def start_hand(table: Table, clock: FakeClock) -> None:
     """Advance until a hand is being played."""
     while table.hand is None:
+        await _numbers_in(table)
         clock.advance(1.0)
         await table.request(m.Join(0))  # not Sync: that would wait for the writer

@@ -143,7 +143,7 @@ async def test_r24_history_shows_showdown_cards_never_folded_ones(db: Database) 
             for seat in (0, 1, 2)
         }  # fmt: skip
         for viewer, user in enumerate(users):
-            view = await load_hand_history(db, row.id, user)
+            view = await load_hand_history(db, row.number, user)
             assert view is not None and view.viewer_seat == viewer
             for seat, cards in down.items():
                 visible = seat == viewer or seat in row.result["showdown_seats"]  # type: ignore[index]
@@ -168,7 +168,7 @@ async def test_r24_history_shows_showdown_cards_never_folded_ones(db: Database) 
                 visible = seat == viewer or seat in row.result["showdown_seats"]  # type: ignore[index]
                 assert all((c in shown) == visible for c in cards), (seat, viewer)
     assert folded_somewhere
-    assert await load_hand_history(db, "0" * 16, users[0]) is None
+    assert await load_hand_history(db, 10**15, users[0]) is None
 
 
 async def _dump(db: Database) -> str:

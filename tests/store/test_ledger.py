@@ -156,7 +156,7 @@ async def test_hands_of_several_tables_settle_together(db: Database) -> None:
         ledger.Settlement(one.id, "h3", {alice.id: -595, bob.id: 592}, rake=3),
     ]
     refused = ledger.Settlement(two.id, "h4", {carol.id: -461, bob.id: 460}, rake=1)
-    with pytest.raises(InsufficientFunds, match="cannot lose 461"):
+    with pytest.raises(InsufficientFunds, match=r"cannot lose \$4.61"):
         async with db.transaction() as s:
             await ledger.settle_hands(s, [*hands, refused])
     assert await _balances(db, "house") == [0]

@@ -112,7 +112,7 @@ async def test_r3_a_buy_in_below_ten_small_bets_is_refused(live: Live) -> None:
     c = await Client.open(live, table_id, token, user)
     low = await c.call({"type": "sit", "seat": 0, "amount": 999, "request_id": "low"})
     assert low["type"] == "error" and low["code"] == "buy_in_too_small"
-    assert "1000" in low["message"]
+    assert "$10 " in low["message"]  # ten small bets of $1, as the table shows it
     assert live.table(table_id).seats == {}
     assert await live.balance(user) == BALANCE
     ok = await c.call({"type": "sit", "seat": 0, "amount": 1000, "request_id": "ok"})

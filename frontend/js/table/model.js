@@ -184,7 +184,7 @@ export function applyEvent(state, ev) {
       state.commitment.reveal = ev.reveal;
       break;
     case "hand_voided":
-      log(state, "The hand in progress when the server stopped was cancelled; every stack is back to where it was when it began.", "warn");
+      log(state, `The hand${ev.number ? ` #${ev.number}` : ""} in progress when the server stopped was cancelled; every stack is back to where it was when it began.`, "warn");
       if (hand && (!ev.hand_id || ev.hand_id === hand.hand_id)) state.hand = null;
       break;
     case "post_ante_due":
@@ -202,7 +202,7 @@ export function applyEvent(state, ev) {
       };
       state.postAnteDue = false;
       state.handsSeen += 1;
-      log(state, `New hand · ${name(ev.button)} has the button.`, "hand");
+      log(state, `New hand${ev.number ? ` #${ev.number}` : ""} · ${name(ev.button)} has the button.`, "hand");
       break;
     }
     case "ante_posted":
@@ -334,7 +334,7 @@ export function applyEvent(state, ev) {
           if (hand.players[seat]) hand.players[seat].stack = ev.stacks[i];
         });
         hand.over = true;
-        if (mySeat(state) !== null && hand.players[mySeat(state)]) state.lastHandId = hand.hand_id;
+        if (mySeat(state) !== null && hand.players[mySeat(state)]) state.lastHandId = hand.number; // mail names hands by number
         hand.to_act = null;
         hand.legal = null;
         hand.deadline = null;

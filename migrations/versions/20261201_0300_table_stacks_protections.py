@@ -3,7 +3,7 @@ all-in protections per player (a rolling 24 hours, shared by every table and pro
 
 Revision ID: 0300_stacks
 Revises: 0200_hands
-Create Date: 2026-12-02
+Create Date: 2026-12-01
 """
 
 from __future__ import annotations
