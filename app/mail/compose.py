@@ -13,6 +13,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 
 from app.mail.history import HandHistory
+from app.mail.texts import text
 
 # the policy of every message: SMTP line endings; raises on CR/LF in header values
 POLICY = policy.SMTP.clone(raise_on_defect=True)
@@ -43,13 +44,20 @@ def stamp(message: EmailMessage, *, message_id: str, date: datetime) -> None:
     message["Message-ID"] = message_id
 
 
-def hands_subject(site_name: str, hand_ids: Sequence[str]) -> str:
+def hands_subject(site_name: str, hand_ids: Sequence[str], language: str = "en") -> str:
     if len(hand_ids) == 1:
-        return f"{site_name}: hand #{hand_ids[0]}"
+        return text(language, "subject.hand", site=site_name, id=hand_ids[0])
     if len(hand_ids) <= MAX_SUBJECT_HANDS:
         listed = ", ".join(f"#{h}" for h in hand_ids)
-        return f"{site_name}: hands {listed}"
-    return f"{site_name}: {len(hand_ids)} hands, #{hand_ids[-1]} to #{hand_ids[0]}"
+        return text(language, "subject.hands", site=site_name, ids=listed)
+    return text(
+        language,
+        "subject.many_hands",
+        site=site_name,
+        count=len(hand_ids),
+        first=hand_ids[-1],
+        last=hand_ids[0],
+    )
 
 
 def hands_message(
@@ -59,21 +67,21 @@ def hands_message(
     to_name: str,
     to_address: str,
     hands: Sequence[tuple[str, HandHistory]],
+    language: str = "en",
 ) -> EmailMessage:
-    """The histories as the plain-text body (PokerStars style), each PHH attached as
-    `hand-<id>.phh`."""
+    """The histories as the plain-text body (PokerStars style, in English whatever the
+    player's language: tracking tools read it), each PHH attached as `hand-<id>.phh`."""
     ids = [hand_id for hand_id, _ in hands]
     message = _new_message(
         site_name=site_name,
         sender=sender,
         to_name=to_name,
         to_address=to_address,
-        subject=hands_subject(site_name, ids),
+        subject=hands_subject(site_name, ids, language),
     )
-    intro = (
-        f"The hand history you asked for ({len(ids)} hand{'s' if len(ids) != 1 else ''}).\n"
-        "Each hand is also attached in the open PHH format (hand-<number>.phh).\n\n"
-    )
+    one = len(ids) == 1
+    intro = text(language, "hands.intro.one" if one else "hands.intro.many", count=len(ids))
+    intro += text(language, "hands.attached")
     texts = [history.pokerstars_text.rstrip("\n") + "\n" for _, history in hands]
     message.set_content(intro + "\n\n".join(texts), subtype="plain", charset="utf-8")
     for hand_id, history in hands:
@@ -84,20 +92,22 @@ def hands_message(
 
 
 def verification_message(
-    *, site_name: str, sender: str, to_name: str, to_address: str, url: str, hours: float
+    *,
+    site_name: str,
+    sender: str,
+    to_name: str,
+    to_address: str,
+    url: str,
+    hours: float,
+    language: str = "en",
 ) -> EmailMessage:
     message = _new_message(
         site_name=site_name,
         sender=sender,
         to_name=to_name,
         to_address=to_address,
-        subject=f"{site_name}: confirm your email address",
+        subject=text(language, "subject.verify", site=site_name),
     )
-    message.set_content(
-        f"Someone (we hope you) asked {site_name} to email hand histories to this address.\n"
-        f"To confirm it, open this link within {hours:g} hours:\n\n{url}\n\n"
-        "If it was not you, ignore this message.\n",
-        subtype="plain",
-        charset="utf-8",
-    )
+    body = text(language, "verify.body", site=site_name, hours=f"{hours:g}", url=url)
+    message.set_content(body, subtype="plain", charset="utf-8")
     return message
