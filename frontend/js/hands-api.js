@@ -4,7 +4,7 @@
 
 import { get } from "./api.js";
 import { chips, clear, h, toast, variantShort } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { DATE, language, t } from "./i18n.js";
 import { checkReveal } from "./fairness.js";
 import { emailHand } from "./history.js";
 import { applyEvent, emptyState, resultLines } from "./table/model.js";
@@ -40,7 +40,7 @@ export async function handsSection(box, user, path, { go }) {
                     h("th", { scope: "row" }, `#${x.number}`), // a string: 64-bit, not exact as a JSON number
                     h("td", x.table_name),
                     h("td", variantShort(x.variant)),
-                    h("td", x.ended_at ? new Date(x.ended_at).toLocaleString(language()) : "—"),
+                    h("td", x.ended_at ? new Date(x.ended_at).toLocaleString(language(), DATE) : "—"),
                     h(`td${x.net > 0 ? ".plus" : x.net < 0 ? ".minus" : ""}`, x.net === null || x.net === undefined ? "" : chips(x.net)),
                     h("td", h("a.btn.small", { href: `/hands/${x.hand_id}`, "data-link": "", "aria-label": t("hands.replay_n", { n: x.number }) }, t("hands.replay"))),
                   ),

@@ -6,7 +6,7 @@
 
 import { get, me, post } from "./api.js";
 import { clear, h, toast } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { DATE, language, t } from "./i18n.js";
 
 const STATUSES = ["queued", "sending", "sent", "failed"];
 const statusText = (s) => (STATUSES.includes(s) ? t(`mail.status.${s}`) : s);
@@ -119,7 +119,7 @@ export async function historyPage(root, user, path, { go }) {
             h("td", q.to),
             h("td", h(`span.status.status-${q.status}`, statusText(q.status)), q.reason ? h("small.hint", ` ${q.reason}`) : null),
             h("td", String(q.attempts)),
-            h("td", new Date(q.sent_at || q.created_at).toLocaleString(language())),
+            h("td", new Date(q.sent_at || q.created_at).toLocaleString(language(), DATE)),
           ),
         ),
       );

@@ -34,6 +34,8 @@ export async function setLanguage(wanted) {
 }
 
 export const language = () => code;
+/** Dates are written by the browser in the page's language, on a 24-hour clock (no "AM"). */
+export const DATE = { dateStyle: "short", timeStyle: "short", hour12: false };
 export const has = (key) => Object.hasOwn(catalogue, key);
 
 /** The text for `key` with its {name}s filled from `params`. */

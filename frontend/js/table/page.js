@@ -384,7 +384,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const frac = left === null ? 0 : left / (hand.timer_ms || 10000);
     for (const bar of felt.querySelectorAll(".timer-bar")) bar.style.setProperty("--left", String(frac));
     for (const c of actionBar.querySelectorAll(".countdown")) {
-      const secs = left === null ? "" : `${Math.ceil(left / 1000)}s`;
+      const secs = left === null ? "" : t("table.seconds", { n: Math.ceil(left / 1000) });
       if (c.textContent !== secs) c.textContent = secs;
       c.classList.toggle("urgent", left !== null && left < 4000);
     }
