@@ -63,12 +63,16 @@ export function money(cents) {
   return (cents < 0 ? "-" : "") + t("money", { amount });
 }
 
-/** An amount a person typed ("12.50", "12,50", "$ 1.234,50") → cents, NaN when it is none. */
+/** An amount a person typed ("12.50", "12,50", "$ 1.234,50") → cents, NaN when it is none.
+ * Where the comma is the decimal sign a lone point is still read as one ("0.50" is fifty
+ * cents, not fifty dollars); only "1.234" (groups of three) is a thousands point. */
 export function parseMoney(text) {
   const group = catalogue["num.group"] ?? ",";
   const decimal = catalogue["num.decimal"] ?? ".";
-  let s = String(text).replace(/[$\s]/g, "").split(group).join("");
-  if (decimal !== ".") s = s.replace(decimal, ".");
+  let s = String(text).replace(/[$\s]/g, "");
+  if (decimal === ".") s = s.split(group).join("");
+  else if (s.includes(decimal)) s = s.split(group).join("").replace(decimal, ".");
+  else if (/^\d{1,3}(\.\d{3})+$/.test(s)) s = s.split(".").join("");
   if (!/^\d+(\.\d{0,2})?$/.test(s)) return NaN;
   return Math.round(Number(s) * 100);
 }

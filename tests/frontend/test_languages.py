@@ -7,6 +7,7 @@ case)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 from pathlib import Path
@@ -326,5 +327,34 @@ def test_log_says_a_timeout_once_r19_and_writes_lows_in_upper_case(
                           "high": "Full house, fours full of kings", "low": None}]  # fmt: skip
         assert page.evaluate(LOG_JS, [pair, "nl"])[1].endswith("(Full house, vieren over koningen)")
         assert page.evaluate(LOG_JS, [pair, "de"])[1].endswith("(Full House, Vieren über Könige)")
+    finally:
+        page.close()
+
+
+MONEY_JS = """async (lang) => {
+  const i18n = await import("/static/js/i18n.js");
+  await i18n.setLanguage(lang);
+  const out = {
+    written: [130, 1500, 123456, -15].map(i18n.money),
+    read: ["0.50", "0,50", "1.234,50", "1.000", "12", "20,5", "abc"].map(i18n.parseMoney),
+  };
+  await i18n.setLanguage("en");
+  return out;
+}"""
+
+
+def test_amounts_are_written_and_read_the_languages_way(server_url: str, browser: Browser) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(server_url + "/login")
+        expect(page.locator("form.auth-form")).to_be_visible()
+        en, nl, de = (page.evaluate(MONEY_JS, code) for code in ("en", "nl", "de"))
+        assert en["written"] == ["$1.30", "$15", "$1,234.56", "-$0.15"]
+        assert nl["written"] == ["$ 1,30", "$ 15", "$ 1.234,56", "-$ 0,15"]
+        assert de["written"] == ["1,30 $", "15 $", "1.234,56 $", "-0,15 $"]
+        # a lone point is a decimal point in every language: never a hundredfold amount
+        assert nl["read"][:6] == de["read"][:6] == [50, 50, 123450, 100000, 1200, 2050]
+        assert en["read"][0] == 50 and en["read"][4] == 1200
+        assert all(math.isnan(r[6]) for r in (en["read"], nl["read"], de["read"]))
     finally:
         page.close()
