@@ -209,3 +209,84 @@ def test_host_dialog_done_confirms_closing_and_counts_bots(
         assert not host.errors, host.errors
     finally:
         context.close()
+
+
+FELT_JS = """async ([events, seats, userId]) => {
+  const model = await import("/static/js/table/model.js");
+  const view = await import("/static/js/table/view.js");
+  const { h } = await import("/static/js/dom.js");
+  const state = model.emptyState(userId);
+  state.table = {max_seats: 6, action_timer_ms: 10000, variant: "stud", host_user_id: null};
+  state.seats = seats;
+  events.forEach((e, i) => model.applyEvent(state, {v: i + 1, ...e}));
+  document.querySelector("main").replaceChildren();
+  const felt = h("div.felt", h("div.rail"), h("div.center", h("div.center-info")));
+  document.querySelector("main").append(h("div.felt-wrap", felt));
+  view.renderFelt(felt, state, {me: null, onSit: () => {}});
+  const box = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom];
+  };
+  const lines = (el) => {
+    if (!el) return 0;
+    const line = parseFloat(getComputedStyle(el).lineHeight);
+    return Math.round(el.getBoundingClientRect().height / line);
+  };
+  const one = (q) => felt.querySelector(q);
+  return {
+    boxes: [...felt.querySelectorAll(".seat")].map((s) => ({
+      seat: +s.dataset.seat, box: !!s.querySelector(".seat-box"),
+      empty: s.querySelector(".seat-empty, .sit-here")?.textContent ?? null,
+      label_lines: lines(s.querySelector(".seat-empty, .sit-here small")),
+    })),
+    street: one(".center .street")?.textContent,
+    won: one(".won") ? box(one(".won")) : null,
+    winner_cards: one(".seat-box.winner .hole") ? box(one(".seat-box.winner .hole")) : null,
+    won_in_plate: !!one(".plate .won"),
+  };
+}"""
+SEATS = [
+    {"seat": 0, "user_id": 1, "name": "ann", "stack": 1000, "bot": False},
+    {"seat": 1, "user_id": 2, "name": "bob", "stack": 1000, "bot": False},
+]
+DEALT = [
+    {"type": "hand_started", "hand_id": "h1", "variant": "stud", "button": 0,
+     "seats": [0, 1, 3], "stacks": [1000, 1000, 5000]},
+    {"type": "card_dealt", "seat": 3, "card": "Kd", "face_up": True},
+    {"type": "card_dealt", "seat": 0, "card": "2c", "face_up": True},
+    {"type": "card_dealt", "seat": 1, "card": "9h", "face_up": True},
+]  # fmt: skip
+
+
+def test_the_felt_after_a_fold_a_win_and_a_player_who_left(
+    server_url: str, browser: Browser
+) -> None:
+    """A player who left is gone from the felt once out of the hand ("Seat 4" again, on one
+    line); an uncontested pot's prompt is not called a showdown; the win badge sits on the
+    plate, clear of the winner's cards."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(server_url + "/login")
+        expect(page.locator("form.auth-form")).to_be_visible()
+        left = [*DEALT, {"type": "folded", "seat": 3},
+                {"type": "turn", "hand_id": "h1", "turn_id": 2, "seat": 0, "phase": "betting",
+                 "timer_ms": 10000, "legal": None}]  # fmt: skip
+        got = page.evaluate(FELT_JS, [left, SEATS, 9])  # seat 3 has left: not in `seats`
+        seat3 = next(s for s in got["boxes"] if s["seat"] == 3)
+        assert not seat3["box"] and seat3["empty"] is not None and "Seat 4" in seat3["empty"]
+        assert all(s["label_lines"] <= 1 for s in got["boxes"]), got["boxes"]
+        asked = [*DEALT, {"type": "folded", "seat": 3}, {"type": "folded", "seat": 1},
+                 {"type": "turn", "hand_id": "h1", "turn_id": 3, "seat": 0,
+                  "phase": "uncontested", "timer_ms": 10000, "legal": None}]  # fmt: skip
+        got = page.evaluate(FELT_JS, [asked, SEATS, 9])
+        assert got["street"] == "Everyone else folded"
+        won = [*asked, {"type": "show_declined", "seat": 0},
+               {"type": "pot_awarded", "pot": 0, "seat": 0, "amount": 130, "share": "whole"},
+               {"type": "hand_ended", "hand_id": "h1", "seats": [0, 1, 3],
+                "stacks": [1130, 1000, 5000], "pots": []}]  # fmt: skip
+        got = page.evaluate(FELT_JS, [won, SEATS, 9])
+        assert got["won_in_plate"]
+        (l1, t1, r1, b1), (l2, t2, r2, b2) = got["won"], got["winner_cards"]
+        assert min(r1, r2) <= max(l1, l2) or min(b1, b2) <= max(t1, t2), got
+    finally:
+        page.close()
