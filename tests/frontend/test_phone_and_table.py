@@ -81,6 +81,13 @@ def test_phone_table_with_8_seats_covers_nothing(
                     " && window.studDebug.v === v",
                     arg=me.state("s.v"),
                 )
+                # on your turn the page brings the bar into view, your cards with it
+                me.page.wait_for_function(
+                    """() => { const inView = (q) => { const r = document.querySelector(q)
+                                 .getBoundingClientRect();
+                               return r.top >= 0 && r.bottom <= window.innerHeight; };
+                               return inView('.action-bar') && inView('.seat-box.mine .hole'); }"""
+                )
                 boxes: list[dict[str, Any]] = me.page.evaluate(BOXES_JS)
                 kinds = {b["kind"] for b in boxes}
                 assert {"seat", "your cards", "action bar"} <= kinds, kinds
