@@ -24,7 +24,7 @@ export function authPage(root, { mode = "login", onDone }) {
             await post("/api/register", { name: name.value.trim(), email: email.value.trim(), password: password.value, language: language() });
           }
           const r = await post("/api/login", { name: name.value.trim(), password: password.value });
-          onDone(r.user);
+          await onDone(r.user);
         } catch (err) {
           error.textContent = err.message;
           (isLogin ? password : name).focus();

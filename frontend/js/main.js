@@ -87,8 +87,10 @@ async function route() {
     document.title = t("title.page", { page: mode === "login" ? t("auth.login") : t("nav.register") });
     authPage(root, {
       mode,
-      onDone: (u) => {
+      onDone: async (u) => {
         user = u;
+        // the account's language, chosen on an earlier visit, wins over this browser's
+        if (u.language && u.language !== language()) await setLanguage(u.language);
         sessionStorage.removeItem("stud.returnTo");
         go(returnTo || "/lobby", { replace: true });
       },

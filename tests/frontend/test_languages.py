@@ -250,7 +250,7 @@ def test_a_whole_hand_in_german_chosen_in_the_header_and_kept(
         me.page.locator('input[name="name"]').fill(me.name)
         me.page.locator('input[name="password"]').fill("felt and chips 42")
         me.page.locator("form.auth-form button[type=submit]").click()
-        expect(me.page.locator("section.lobby")).to_be_visible()
+        expect(me.page.locator("#create-table")).to_have_text("Tisch eröffnen")
         me.page.reload()
         expect(me.page.locator("#create-table")).to_have_text("Tisch eröffnen")
         expect(me.page.locator("html")).to_have_attribute("lang", "de")
