@@ -102,6 +102,7 @@ async function route() {
     document.title = t("title.page", { page: t("title.table") });
     cleanup = await tablePage(root, Number(m[1]), user, { onLeave: () => go("/lobby") });
   } else if ((m = path.match(/^\/invite\/([^/]+)$/))) {
+    document.title = t("title.page", { page: t("title.table") });
     await invitePage(root, decodeURIComponent(m[1]), { go });
   } else if (path === "/hands" || path.startsWith("/hands/")) {
     document.title = t("title.page", { page: t("nav.hands") });
