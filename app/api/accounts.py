@@ -45,6 +45,11 @@ class RegisterBody(BaseModel):
     name: Annotated[str, Field(max_length=64)]
     password: Annotated[str, Field(max_length=1024)]
     email: Annotated[str, Field(max_length=320)]
+    language: Annotated[str, Field(max_length=5)] = "en"  # the browser's, as the client chose
+
+
+class LanguageBody(BaseModel):
+    language: Annotated[str, Field(max_length=5)]
 
 
 class LoginBody(BaseModel):
@@ -77,6 +82,7 @@ async def profile(db: DB, user: User) -> dict[str, Any]:
         "name": user.name,
         "email": user.email,
         "email_verified": user.email_verified,
+        "language": user.language,
         "balance": balance,
         "seated": seated,
     }
@@ -102,6 +108,7 @@ async def register(
         name = accounts.check_name(body.name)
         accounts.check_password(body.password, name)
         email = accounts.check_email(body.email)
+        language = accounts.check_language(body.language)
     except AccountError as exc:
         raise from_store(exc, 422) from None
     password_hash = await passwords.hash(body.password)
@@ -113,6 +120,7 @@ async def register(
                 email=email,
                 password_hash=password_hash,
                 starting_balance=settings.starting_balance,
+                language=language,
             )
     except NameTaken as exc:
         raise from_store(exc, 409) from None
@@ -198,6 +206,17 @@ async def logout(
 @router.get("/me")
 async def me(user: CurrentUser, db: DB) -> dict[str, Any]:
     return await profile(db, user)
+
+
+@router.post("/me/language")
+async def set_language(body: LanguageBody, user: CurrentUser, db: DB) -> dict[str, Any]:
+    """The language of the site and of the emails sent to this player."""
+    try:
+        async with db.transaction() as session:
+            await accounts.set_language(session, user.id, body.language)
+    except AccountError as exc:
+        raise from_store(exc, 422) from None
+    return {"language": body.language}
 
 
 @router.post("/me/topup")

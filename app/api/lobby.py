@@ -211,6 +211,24 @@ async def my_tables(services: Services, player: CurrentPlayer) -> dict[str, Any]
     return {"tables": [hosted_line(t) for t in tables]}
 
 
+@router.get("/yours")
+async def your_tables(services: Services, player: CurrentPlayer) -> dict[str, Any]:
+    """Every open table where you sit or that you host (private ones too): the way back to a
+    private table for a seated player who is not its host. The host's lines carry the invite."""
+    user = player.user_id
+    found = [
+        t
+        for t in services.manager.tables.values()
+        if not t.closed and (t.host_user_id == user or user in t.by_user)
+    ]
+    lines = []
+    for t in sorted(found, key=lambda t: t.id):
+        line = hosted_line(t) if t.host_user_id == user else t.summary()
+        seat = t.by_user.get(user)
+        lines.append({**line, "host": t.host_user_id == user, "seat": seat})
+    return {"tables": lines}
+
+
 @router.post("", status_code=201)
 async def create_table(body: CreateTable, services: Services, player: CurrentPlayer) -> Any:
     values = body.model_dump(exclude={"password"})

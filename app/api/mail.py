@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from app.api.deps import DB, AppSettings, CurrentUser
 from app.api.errors import api_error
 from app.config import Settings
+from app.mail import texts
 from app.mail.errors import MailError, RateLimited
 from app.mail.history import HistorySource, StoredHistory
 from app.mail.requests import (
@@ -147,22 +148,38 @@ async def verify_address(
     token: Annotated[str, Query(max_length=200)] = "",
 ) -> dict[str, Any] | HTMLResponse:
     browser = "text/html" in request.headers.get("accept", "")
+    language = texts.from_accept_language(request.headers.get("accept-language", ""))
     try:
         email = await verify(db, token, now=utcnow())
     except MailError as exc:
         if browser:
-            return _page(settings, "Not verified", exc.message, exc.status)
+            title = texts.text(language, "page.not_verified")
+            return _page(settings, language, title, exc.message, exc.status)
         raise _error(exc) from None
     if browser:
-        return _page(settings, "Address verified", f"{email} is verified.", 200)
+        title = texts.text(language, "page.verified")
+        said = texts.text(language, "page.verified_text", email=email)
+        return _page(settings, language, title, said, 200)
     return {"verified": True, "email": email}
 
 
-def _page(settings: Settings, title: str, text: str, status: int) -> HTMLResponse:
+def _page(settings: Settings, language: str, title: str, said: str, status: int) -> HTMLResponse:
+    """A page in the site's own style (its stylesheet, header and panel), with the way back."""
     site = html.escape(settings.site_name)
+    back = html.escape(texts.text(language, "page.back"))
+    ok = "ok" if status == 200 else "failed"
     body = (
-        f"<!doctype html><meta charset=utf-8><title>{site}: {html.escape(title)}</title>"
-        f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p><p><a href='/'>{site}</a></p>"
+        f"<!doctype html><html lang='{language}'><head><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
+        "<meta name=color-scheme content=dark>"
+        f"<title>{html.escape(title)} · {site}</title><link rel=icon href='data:,'>"
+        "<link rel=stylesheet href='/static/css/app.css'></head><body>"
+        "<header class=topbar><a class=brand href='/lobby'>"
+        f"<span class=brand-mark aria-hidden=true>♠</span><span class=brand-name>{site}</span>"
+        "</a></header><main id=main>"
+        f"<section class='panel narrow verify-page verify-{ok}'><h1>{html.escape(title)}</h1>"
+        f"<p>{html.escape(said)}</p><a class='btn primary' href='/lobby'>{back}</a></section>"
+        "</main></body></html>"
     )
     return HTMLResponse(body, status_code=status)
 

@@ -13,6 +13,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 
 from app.mail.history import HandHistory
+from app.mail.texts import text
 
 # the policy of every message: SMTP line endings; raises on CR/LF in header values
 POLICY = policy.SMTP.clone(raise_on_defect=True)
@@ -43,14 +44,21 @@ def stamp(message: EmailMessage, *, message_id: str, date: datetime) -> None:
     message["Message-ID"] = message_id
 
 
-def hands_subject(site_name: str, numbers: Sequence[int]) -> str:
+def hands_subject(site_name: str, numbers: Sequence[int], language: str = "en") -> str:
     """The hands by their numbers, as the table and the hand list show them."""
     if len(numbers) == 1:
-        return f"{site_name}: hand #{numbers[0]}"
+        return text(language, "subject.hand", site=site_name, id=numbers[0])
     if len(numbers) <= MAX_SUBJECT_HANDS:
         listed = ", ".join(f"#{n}" for n in numbers)
-        return f"{site_name}: hands {listed}"
-    return f"{site_name}: {len(numbers)} hands, #{numbers[-1]} to #{numbers[0]}"
+        return text(language, "subject.hands", site=site_name, ids=listed)
+    return text(
+        language,
+        "subject.many_hands",
+        site=site_name,
+        count=len(numbers),
+        first=numbers[-1],
+        last=numbers[0],
+    )
 
 
 def hands_message(
@@ -60,21 +68,22 @@ def hands_message(
     to_name: str,
     to_address: str,
     hands: Sequence[tuple[int, HandHistory]],
+    language: str = "en",
 ) -> EmailMessage:
-    """The histories as the plain-text body (PokerStars style, amounts in dollars), each
-    PHH attached as `hand-<number>.phh`."""
+    """The histories as the plain-text body (PokerStars style, amounts in dollars, in English
+    whatever the player's language: tracking tools read it), each PHH attached as
+    `hand-<number>.phh`."""
     ids = [number for number, _ in hands]
     message = _new_message(
         site_name=site_name,
         sender=sender,
         to_name=to_name,
         to_address=to_address,
-        subject=hands_subject(site_name, ids),
+        subject=hands_subject(site_name, ids, language),
     )
-    intro = (
-        f"The hand history you asked for ({len(ids)} hand{'s' if len(ids) != 1 else ''}).\n"
-        "Each hand is also attached in the open PHH format (hand-<number>.phh).\n\n"
-    )
+    one = len(ids) == 1
+    intro = text(language, "hands.intro.one" if one else "hands.intro.many", count=len(ids))
+    intro += text(language, "hands.attached")
     texts = [history.pokerstars_text.rstrip("\n") + "\n" for _, history in hands]
     message.set_content(intro + "\n\n".join(texts), subtype="plain", charset="utf-8")
     for number, history in hands:
@@ -85,20 +94,22 @@ def hands_message(
 
 
 def verification_message(
-    *, site_name: str, sender: str, to_name: str, to_address: str, url: str, hours: float
+    *,
+    site_name: str,
+    sender: str,
+    to_name: str,
+    to_address: str,
+    url: str,
+    hours: float,
+    language: str = "en",
 ) -> EmailMessage:
     message = _new_message(
         site_name=site_name,
         sender=sender,
         to_name=to_name,
         to_address=to_address,
-        subject=f"{site_name}: confirm your email address",
+        subject=text(language, "subject.verify", site=site_name),
     )
-    message.set_content(
-        f"Someone (we hope you) asked {site_name} to email hand histories to this address.\n"
-        f"To confirm it, open this link within {hours:g} hours:\n\n{url}\n\n"
-        "If it was not you, ignore this message.\n",
-        subtype="plain",
-        charset="utf-8",
-    )
+    body = text(language, "verify.body", site=site_name, hours=f"{hours:g}", url=url)
+    message.set_content(body, subtype="plain", charset="utf-8")
     return message

@@ -239,6 +239,7 @@ class MailWorker:
             sender=self.config.sender,
             to_name=user.name,
             to_address=request.to_address,
+            language=user.language,
         )
         if request.kind == MailKind.VERIFY:
             url = str(request.payload.get("url", ""))

@@ -20,10 +20,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store import ledger
-from app.store.errors import InvalidEmail, InvalidName, NameTaken, WeakPassword
+from app.store.errors import InvalidEmail, InvalidLanguage, InvalidName, NameTaken, WeakPassword
 from app.store.models import AllInProtection, AuthSession, User
 from app.store.types import utcnow
 
+# the site's languages, each with its catalogue (frontend/i18n/, app/mail/texts.py)
+LANGUAGES = ("en", "nl", "de")
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{1,19}")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
@@ -68,6 +70,18 @@ def check_name(name: str) -> str:
     return name
 
 
+def check_language(language: str) -> str:
+    if language not in LANGUAGES:
+        raise InvalidLanguage(f"the language is one of {', '.join(LANGUAGES)}")
+    return language
+
+
+async def set_language(session: AsyncSession, user_id: int, language: str) -> None:
+    await session.execute(
+        update(User).where(User.id == user_id).values(language=check_language(language))
+    )
+
+
 def check_password(password: str, name: str) -> None:
     """Refuse weak passwords with a reason a player can act on."""
     if len(password) < MIN_PASSWORD:
@@ -98,12 +112,17 @@ async def register(
     email: str,
     password_hash: str,
     starting_balance: int,
+    language: str = "en",
 ) -> User:
     """Create a user with a player account and the sign-up grant (name and email checked
     with `check_name`/`check_email` first). Raises `NameTaken`."""
     name = check_name(name)
     user = User(
-        name=name, name_key=name_key(name), email=check_email(email), password_hash=password_hash
+        name=name,
+        name_key=name_key(name),
+        email=check_email(email),
+        password_hash=password_hash,
+        language=check_language(language),
     )
     try:
         async with session.begin_nested():

@@ -36,6 +36,10 @@ class InvalidEmail(AccountError):
     code = "invalid_email"
 
 
+class InvalidLanguage(AccountError):
+    code = "invalid_language"
+
+
 class BadCredentials(AccountError):
     code = "bad_credentials"
 

@@ -74,6 +74,8 @@ class User(Base):
     email_verified: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = _created()
+    # the site's and the emails' language: "en", "nl" or "de" (accounts.LANGUAGES)
+    language: Mapped[str] = mapped_column(String(5), default="en", server_default="en")
 
 
 class AuthSession(Base):

@@ -10,6 +10,7 @@ from app.tables import messages as m
 from app.tables.errors import TableError
 from app.tables.seating import DRAIN_WAIT, SeatInfo
 from app.tables.settings import TableSettings
+from app.tables.store import BOT_NAMES
 
 if TYPE_CHECKING:
     from app.tables.table import Table
@@ -75,8 +76,10 @@ async def host_bots(table: Table, msg: m.HostBots) -> dict[str, Any]:
     s = table.settings
     chips = min(s.max_buy_in or 20 * s.small_bet, 20 * s.small_bet)
     seated = []
-    for n, seat in enumerate(free[: msg.count]):
-        user_id, name = await table.store.make_bot(table.id, seat + n, chips)
+    taken = {info.name for info in table.seats.values()}
+    firsts = [first for first in BOT_NAMES if f"Bot {first}" not in taken]
+    for seat, first in zip(free[: msg.count], firsts, strict=False):
+        user_id, name = await table.store.make_bot(table.id, first, chips)
         key = f"t{table.id}:bot{user_id}:{secrets.token_hex(4)}"
         bot = SeatInfo(seat, user_id, name, chips, secrets.token_hex(8), bot=True)
         if await seating.buy_in(table, bot, key):

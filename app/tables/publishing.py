@@ -9,13 +9,14 @@ cards. A short ring of recent events answers a reconnecting client (`Resync`), e
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.engine import CardDealt, Event, observer_view, view_for
 from app.engine.views import POT_EVENTS, pots_now
 from app.fanout import channels
-from app.jsontext import to_json
+from app.jsontext import from_json, to_json
 from app.tables import messages as m
 from app.tables.errors import TableError
 
@@ -91,6 +92,27 @@ def note_observers(table: Table) -> None:
         emit(table, {"type": "observers", "count": count})
 
 
+def hand_log(table: Table, user_id: int | None) -> tuple[list[dict[str, Any]], bool]:
+    """The latest hand's events from the ring, as `user_id` may see them: the public ones and
+    their own face-down cards (never another seat's; an observer gets none). The flag is
+    False when the hand's start has already left the ring (only its later events are kept)."""
+    ring = table.ring
+    start = None
+    for i in range(len(ring) - 1, -1, -1):
+        if '"type":"hand_started"' in ring[i][1] and ring[i][2] is None:
+            start = i
+            break
+    if start is None and table.hand is None:
+        return [], True
+    # a hand whose start left the ring began before everything the ring holds
+    events = [
+        from_json(text)
+        for _, text, audience in itertools.islice(ring, start or 0, None)
+        if audience is None or (user_id is not None and audience == user_id)
+    ]
+    return events, start is not None
+
+
 def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
     seat = table.by_user.get(user_id) if user_id is not None else None
     hand_view: dict[str, Any] | None = None
@@ -110,6 +132,7 @@ def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
         if table.recording is not None:
             hand_view["commitment"] = table.recording.start.commitment
     you = table.seats[seat].public() if seat is not None else None
+    log, log_complete = hand_log(table, user_id)
     return {
         "type": "snapshot",
         "v": table.version,
@@ -120,6 +143,8 @@ def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
         "you": {"user_id": user_id, "seat": seat, "info": you},
         "voided": table.voided,
         "observers": table.observer_count(),
+        "log": log,
+        "log_complete": log_complete,
     }
 
 

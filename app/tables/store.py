@@ -80,7 +80,24 @@ class TableStore(Protocol):
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None: ...
     async def void_interrupted(self) -> list[dict[str, Any]]: ...
     async def user_name(self, user_id: int) -> str: ...
-    async def make_bot(self, table_id: int, number: int, chips: int) -> tuple[int, str]: ...
+    async def make_bot(self, table_id: int, first: str, chips: int) -> tuple[int, str]: ...
+
+
+# a bot plays as "Bot <name>"; a table never seats two of one name (hosting.host_bots)
+BOT_NAMES = (
+    "Ada", "Bram", "Cor", "Dirk", "Eva", "Fien", "Gijs", "Hanna", "Ida", "Jop", "Kees", "Lotte",
+)  # fmt: skip
+
+
+def bot_account(first: str) -> str:
+    """The bot's unique account name (names are unique across the site): "b.Ada.3f9c1e"."""
+    return f"b.{first}.{secrets.token_hex(3)}"
+
+
+def bot_seat_name(account: str) -> str:
+    """The short name a bot plays under: "b.Ada.3f9c1e" → "Bot Ada" (older bots keep theirs)."""
+    parts = account.split(".")
+    return f"Bot {parts[1]}" if len(parts) == 3 and parts[0] == "b" else account
 
 
 Stacks = dict[str, list[int]]
@@ -158,7 +175,9 @@ class LedgerTableStore:
                         StoredSeat(
                             seat.seat_no,
                             seat.user_id,
-                            names.get(seat.user_id, "?"),
+                            bot_seat_name(names.get(seat.user_id, "?"))
+                            if seat.user_id in bots
+                            else names.get(seat.user_id, "?"),
                             seat.stack,
                             seat.sitting_out,
                             seat.user_id in bots,
@@ -301,10 +320,11 @@ class LedgerTableStore:
             name = await s.scalar(select(User.name).where(User.id == user_id))
             return name or f"user{user_id}"
 
-    async def make_bot(self, table_id: int, number: int, chips: int) -> tuple[int, str]:
-        """A user for a bot, with `chips` granted from the bank to buy in with."""
+    async def make_bot(self, table_id: int, first: str, chips: int) -> tuple[int, str]:
+        """A user for a bot, with `chips` granted from the bank to buy in with; returns its id
+        and the name it plays under ("Bot Ada": `first` is one of `BOT_NAMES`)."""
         for _ in range(5):
-            name = f"bot-{table_id}-{number}-{secrets.token_hex(2)}"[:20]
+            name = bot_account(first)
             try:
                 async with self.db.transaction() as s:
                     user = await accounts.register(
@@ -314,7 +334,7 @@ class LedgerTableStore:
                         password_hash=UNUSABLE_HASH,
                         starting_balance=chips,
                     )
-                    return user.id, user.name
+                    return user.id, bot_seat_name(user.name)
             except NameTaken:
                 continue
         raise TableError("bot_failed", "could not make a bot user")

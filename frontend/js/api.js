@@ -1,5 +1,7 @@
 // The HTTP API: JSON in and out, the session in the HttpOnly cookie the server sets.
 
+import { has, t } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, code, message) {
     super(message);
@@ -8,18 +10,23 @@ export class ApiError extends Error {
   }
 }
 
+/** A refusal's text: the catalogue's for its code (the server's English otherwise). */
+export function errorText(code, message) {
+  return has(`error.${code}`) ? t(`error.${code}`) : message || t("error.refused");
+}
+
 function describe(status, body) {
   const detail = body && body.detail;
   if (detail && typeof detail === "object" && !Array.isArray(detail)) {
-    return new ApiError(status, detail.code || "error", detail.message || "refused");
+    return new ApiError(status, detail.code || "error", errorText(detail.code, detail.message));
   }
   if (Array.isArray(detail) && detail.length) {
     const first = detail[0];
     const where = (first.loc || []).filter((x) => x !== "body").join(".");
     return new ApiError(status, "invalid", `${where ? where + ": " : ""}${first.msg}`);
   }
-  if (typeof detail === "string") return new ApiError(status, "error", detail);
-  return new ApiError(status, "error", `the server answered ${status}`);
+  if (typeof detail === "string") return new ApiError(status, "error", has(`error.http.${status}`) ? t(`error.http.${status}`) : detail);
+  return new ApiError(status, "error", t("error.status", { status }));
 }
 
 export async function api(method, path, body) {
@@ -32,7 +39,7 @@ export async function api(method, path, body) {
   try {
     res = await fetch(path, init);
   } catch {
-    throw new ApiError(0, "offline", "cannot reach the server");
+    throw new ApiError(0, "offline", t("error.offline"));
   }
   const type = res.headers.get("content-type") || "";
   const data = type.includes("json") ? await res.json().catch(() => null) : await res.text();

@@ -2,6 +2,7 @@
 
 import { post } from "./api.js";
 import { clear, field, h } from "./dom.js";
+import { language, t } from "./i18n.js";
 
 export function authPage(root, { mode = "login", onDone }) {
   const isLogin = mode === "login";
@@ -9,7 +10,7 @@ export function authPage(root, { mode = "login", onDone }) {
   const email = h("input", { name: "email", type: "email", autocomplete: "email", required: true });
   const password = h("input", { name: "password", type: "password", autocomplete: isLogin ? "current-password" : "new-password", required: true });
   const error = h("p.form-error", { role: "alert" });
-  const submit = h("button.btn.primary.wide", { type: "submit" }, isLogin ? "Log in" : "Create account");
+  const submit = h("button.btn.primary.wide", { type: "submit" }, isLogin ? t("auth.login") : t("auth.create_account"));
   const form = h(
     "form.auth-form",
     {
@@ -20,10 +21,10 @@ export function authPage(root, { mode = "login", onDone }) {
         submit.disabled = true;
         try {
           if (!isLogin) {
-            await post("/api/register", { name: name.value.trim(), email: email.value.trim(), password: password.value });
+            await post("/api/register", { name: name.value.trim(), email: email.value.trim(), password: password.value, language: language() });
           }
           const r = await post("/api/login", { name: name.value.trim(), password: password.value });
-          onDone(r.user);
+          await onDone(r.user);
         } catch (err) {
           error.textContent = err.message;
           (isLogin ? password : name).focus();
@@ -32,9 +33,9 @@ export function authPage(root, { mode = "login", onDone }) {
         }
       },
     },
-    field("Name", name, isLogin ? null : "2 to 20 letters, digits, '_', '.' or '-'"),
-    isLogin ? null : field("Email", email, "For hand histories by email"),
-    field("Password", password, isLogin ? null : "At least 8 characters, not your name"),
+    field(t("auth.name"), name, isLogin ? null : t("auth.name_hint")),
+    isLogin ? null : field(t("auth.email"), email, t("auth.email_hint")),
+    field(t("auth.password"), password, isLogin ? null : t("auth.password_hint")),
     error,
     submit,
   );
@@ -44,18 +45,19 @@ export function authPage(root, { mode = "login", onDone }) {
       "section.auth",
       h(
         "div.auth-hero",
-        h("h1", "Seven Card Stud"),
-        h("p.lead", "Stud Hi, Stud Hi/Lo eight-or-better and Razz, dealt in real time."),
+        h("h1", t("site.game")),
+        h("p.lead", t("auth.lead")),
         h("div.hero-cards", { "aria-hidden": "true" }, heroCards()),
       ),
       h(
         "div.panel.auth-panel",
-        h("h2", isLogin ? "Log in" : "Create an account"),
+        h("h2", isLogin ? t("auth.login") : t("auth.create_title")),
         form,
         h(
           "p.switch",
-          isLogin ? "New here? " : "Have an account? ",
-          h("a", { href: isLogin ? "/register" : "/login", "data-link": "" }, isLogin ? "Create an account" : "Log in"),
+          isLogin ? t("auth.new_here") : t("auth.have_account"),
+          " ",
+          h("a", { href: isLogin ? "/register" : "/login", "data-link": "" }, isLogin ? t("auth.create_title") : t("auth.login")),
         ),
       ),
     ),

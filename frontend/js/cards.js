@@ -1,28 +1,27 @@
 // Playing cards drawn with CSS: "As" → the ace of spades; a back for a hidden card.
 
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 const RANKS = { T: "10", J: "J", Q: "Q", K: "K", A: "A" };
-const RANK_NAMES = {
-  A: "ace", K: "king", Q: "queen", J: "jack", T: "ten", 9: "nine", 8: "eight",
-  7: "seven", 6: "six", 5: "five", 4: "four", 3: "three", 2: "two",
-};
+const RANK_ORDER = "23456789TJQKA"; // the catalogue's rank.<i>
 export const SUITS = {
-  s: { symbol: "♠", name: "spades", color: "black" },
-  h: { symbol: "♥", name: "hearts", color: "red" },
-  d: { symbol: "♦", name: "diamonds", color: "red" },
-  c: { symbol: "♣", name: "clubs", color: "black" },
+  s: { symbol: "♠", color: "black" },
+  h: { symbol: "♥", color: "red" },
+  d: { symbol: "♦", color: "red" },
+  c: { symbol: "♣", color: "black" },
 };
 
 export function cardName(code) {
-  return `${RANK_NAMES[code[0]] || code[0]} of ${SUITS[code[1]]?.name || code[1]}`;
+  const i = RANK_ORDER.indexOf(code[0]);
+  return t("card.name", { rank: i >= 0 ? t(`rank.${i}`) : code[0], suit: SUITS[code[1]] ? t(`suit.${code[1]}`) : code[1] });
 }
 
 /** A face-up card. `down` marks one of the viewer's own face-down cards (shown to them). */
 export function card(code, { down = false, small = false, fresh = false } = {}) {
   const rank = RANKS[code[0]] || code[0];
   const suit = SUITS[code[1]] || { symbol: "?", name: "", color: "black" };
-  const label = `${cardName(code)}${down ? " (face down, only you see it)" : ""}`;
+  const label = down ? t("card.own_down", { card: cardName(code) }) : cardName(code);
   return h(
     `div.card.face.${suit.color}${down ? ".own-down" : ""}${small ? ".small" : ""}${fresh ? ".fresh" : ""}`,
     { role: "img", "aria-label": label, title: label, dataset: { card: code } },
@@ -32,7 +31,7 @@ export function card(code, { down = false, small = false, fresh = false } = {}) 
 }
 
 export function cardBack({ small = false } = {}) {
-  return h(`div.card.back${small ? ".small" : ""}`, { role: "img", "aria-label": "face-down card" });
+  return h(`div.card.back${small ? ".small" : ""}`, { role: "img", "aria-label": t("card.back") });
 }
 
 /** A seat's cards in stud order: the two first down cards, the up cards, the river card.

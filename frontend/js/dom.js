@@ -1,5 +1,7 @@
 // Small DOM helpers: element building, chip amounts, toasts and modal dialogs.
 
+import { money, parseMoney, t, typedMoney } from "./i18n.js";
+
 /** h("button.primary", {onclick}, "Text") → an element; attrs may hold on* handlers,
  * `class`, `dataset`, booleans (set when true) and anything else as attributes. */
 export function h(spec, attrs = {}, ...children) {
@@ -43,32 +45,21 @@ export function clear(el, ...children) {
   return el;
 }
 
-/** Chips are integers in cents: 1500 → "$15", 15 → "$0.15", 123456 → "$1,234.56". */
-export function chips(n) {
-  if (n === null || n === undefined) return "";
-  const sign = n < 0 ? "-" : "";
-  const abs = Math.abs(n);
-  const whole = Math.floor(abs / 100).toLocaleString("en-US");
-  const cents = abs % 100;
-  return `${sign}$${whole}${cents ? "." + String(cents).padStart(2, "0") : ""}`;
-}
+/** Chips are integers in cents, written the page language's way (i18n.money). */
+export const chips = money;
 
-/** "12.5" dollars typed by a person → 1250 cents (NaN when it is not a number). */
-export function toCents(text) {
-  const t = String(text).trim().replace(/^\$/, "").replace(/,/g, "");
-  if (!/^\d+(\.\d{0,2})?$/.test(t)) return NaN;
-  return Math.round(Number(t) * 100);
-}
+/** An amount a person typed → cents (NaN when it is not one). */
+export const toCents = parseMoney;
 
-export function dollars(cents) {
-  return (cents / 100).toFixed(cents % 100 ? 2 : 0);
-}
+/** Cents as a person would type them (the value of an amount field). */
+export const dollars = typedMoney;
 
-export const VARIANTS = { stud: "Stud Hi", stud8: "Stud Hi/Lo 8 or better", razz: "Razz" };
-export const VARIANT_SHORT = { stud: "Stud", stud8: "Stud/8", razz: "Razz" };
+export const VARIANT_CODES = ["stud", "stud8", "razz"];
+export const variantName = (v) => (VARIANT_CODES.includes(v) ? t(`variant.${v}`) : "");
+export const variantShort = (v) => (VARIANT_CODES.includes(v) ? t(`variant.${v}.short`) : "");
 
-export function stakes(t) {
-  return `${chips(t.small_bet)}/${chips(t.big_bet)}`;
+export function stakes(table) {
+  return `${chips(table.small_bet)}/${chips(table.big_bet)}`;
 }
 
 export function toast(message, kind = "info", ms = 4000) {

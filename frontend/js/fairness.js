@@ -2,6 +2,8 @@
 // C = SHA-256(L_0 ‖ … ‖ L_51), L_i = SHA-256(s_i ‖ card) for a revealed position, or the
 // given leaf for a hidden one; then every visible dealt card must sit at its deck position.
 
+import { t } from "./i18n.js";
+
 const RANKS = "23456789TJQKA";
 const SUITS = "cdhs";
 
@@ -26,7 +28,7 @@ const less = (a, b) => {
 /** C recomputed from a reveal, as hex. */
 export async function revealRoot(reveal) {
   const positions = reveal.positions || [];
-  if (positions.length !== 52) throw new Error("a reveal has 52 positions");
+  if (positions.length !== 52) throw new Error(t("fair.not_52"));
   const leaves = [];
   for (const p of positions) {
     leaves.push(p.leaf ? fromHex(p.leaf) : await sha256(concat(fromHex(p.salt), new TextEncoder().encode(p.card))));
@@ -60,38 +62,40 @@ export async function dealProblems(events, reveal) {
     } else if (e.type === "card_dealt" || e.type === "community_card_dealt") {
       if (gathered) {
         const at = e.card ? gathered.findIndex((i) => cards[i] === e.card) : gathered.findIndex((i) => !cards[i]);
-        if (at < 0) problems.push(`${e.card || "a hidden card"} was not among the reshuffled cards`);
+        if (at < 0) problems.push(t("fair.not_reshuffled", { card: e.card || t("fair.hidden_card") }));
         else gathered.splice(at, 1);
         if (e.card) {
           const k = await key(e.card);
-          if (less(k, lastKey)) problems.push(`${e.card} is out of the reshuffle's order`);
+          if (less(k, lastKey)) problems.push(t("fair.out_of_order", { card: e.card }));
           lastKey = k;
         }
         continue;
       }
       const i = order[pos++];
-      if (i === undefined) problems.push("a card was dealt past the end of the deck");
-      else if (e.card && cards[i] !== e.card) problems.push(`${e.card} is not at deck position ${i}`);
+      if (i === undefined) problems.push(t("fair.past_end"));
+      else if (e.card && cards[i] !== e.card) problems.push(t("fair.wrong_position", { card: e.card, n: i }));
     }
   }
   return problems;
 }
 
-/** A one-line verdict on a reveal (and, with the hand's events, on its dealt cards). */
+/** A verdict on a reveal (and, with the hand's events, on its dealt cards): {ok, text}. */
 export async function checkReveal(commitment, reveal, events = null) {
-  if (!reveal) return "not revealed yet";
-  if (!crypto.subtle) return "open this page over HTTPS (or localhost) to check it here";
+  if (!reveal) return { ok: false, text: t("fair.not_revealed") };
+  if (!crypto.subtle) return { ok: false, text: t("fair.needs_https") };
   let root;
   try {
     root = await revealRoot(reveal);
   } catch (err) {
-    return `MISMATCH: ${err.message}`;
+    return { ok: false, text: t("fair.mismatch", { problem: err.message }) };
   }
-  if (root !== commitment) return "MISMATCH: the revealed cards do not match the commitment";
+  if (root !== commitment) return { ok: false, text: t("fair.mismatch", { problem: t("fair.no_match") }) };
   const hidden = reveal.positions.filter((p) => p.leaf).length;
   if (events) {
     const problems = await dealProblems(events, reveal);
-    if (problems.length) return `MISMATCH: ${problems[0]}`;
+    if (problems.length) return { ok: false, text: t("fair.mismatch", { problem: problems[0] }) };
   }
-  return `verified: the ${52 - hidden} revealed cards${hidden ? ` and ${hidden} hidden ones` : ""} match the commitment announced before the deal${events ? ", each dealt from its position" : ""}`;
+  const shown = 52 - hidden;
+  const key = `fair.verified${hidden ? ".hidden" : ""}${events ? ".dealt" : ""}`;
+  return { ok: true, text: t(key, { shown, hidden }) };
 }

@@ -3,7 +3,8 @@
 // downloads (PokerStars text, PHH), the deal's fairness check, and "Email me this hand".
 
 import { get } from "./api.js";
-import { chips, clear, h, toast, VARIANT_SHORT } from "./dom.js";
+import { chips, clear, h, toast, variantShort } from "./dom.js";
+import { DATE, language, t } from "./i18n.js";
 import { checkReveal } from "./fairness.js";
 import { emailHand } from "./history.js";
 import { applyEvent, emptyState, resultLines } from "./table/model.js";
@@ -14,7 +15,7 @@ export async function handsSection(box, user, path, { go }) {
   try {
     list = await get("/api/hands?limit=50");
   } catch (err) {
-    clear(box, h("div.panel", h("h2", "Hand histories"), h("p.sub", err.status === 404 ? "This server does not keep hand histories." : err.message)));
+    clear(box, h("div.panel", h("h2", t("hands.title")), h("p.sub", err.status === 404 ? t("hands.none_kept") : err.message)));
     return () => {};
   }
   const replayBox = h("div.replay-box");
@@ -22,14 +23,14 @@ export async function handsSection(box, user, path, { go }) {
     box,
     h(
       "div.panel",
-      h("h2", "Hand histories"),
+      h("h2", t("hands.title")),
       list.hands.length
         ? h(
             "div.table-list",
             h(
               "table.tables.hands",
-              h("caption.sr-only", "Hands you were dealt into, newest first"),
-              h("thead", h("tr", ["Hand", "Table", "Game", "Ended", "Net", ""].map((t) => h("th", { scope: "col" }, t)))),
+              h("caption.sr-only", t("hands.caption")),
+              h("thead", h("tr", ["hand", "table", "game", "ended", "net"].map((c) => h("th", { scope: "col" }, t(`hands.col.${c}`))), h("th", { scope: "col" }))),
               h(
                 "tbody",
                 list.hands.map((x) =>
@@ -38,16 +39,16 @@ export async function handsSection(box, user, path, { go }) {
                     { dataset: { hand: x.number } },
                     h("th", { scope: "row" }, `#${x.number}`),
                     h("td", x.table_name),
-                    h("td", VARIANT_SHORT[x.variant]),
-                    h("td", x.ended_at ? new Date(x.ended_at).toLocaleString() : "—"),
+                    h("td", variantShort(x.variant)),
+                    h("td", x.ended_at ? new Date(x.ended_at).toLocaleString(language(), DATE) : "—"),
                     h(`td${x.net > 0 ? ".plus" : x.net < 0 ? ".minus" : ""}`, x.net === null || x.net === undefined ? "" : chips(x.net)),
-                    h("td", h("a.btn.small", { href: `/hands/${x.number}`, "data-link": "", "aria-label": `Replay hand #${x.number}` }, "Replay")),
+                    h("td", h("a.btn.small", { href: `/hands/${x.number}`, "data-link": "", "aria-label": t("hands.replay_n", { n: x.number }) }, t("hands.replay"))),
                   ),
                 ),
               ),
             ),
           )
-        : h("p.empty", "No hands yet: play one!"),
+        : h("p.empty", t("hands.none")),
     ),
     replayBox,
   );
@@ -61,7 +62,7 @@ async function replayer(box, handId, user) {
   try {
     hand = await get(`/api/hands/${encodeURIComponent(handId)}`);
   } catch (err) {
-    clear(box, h("div.panel", h("h2", "Hand not found"), h("p", err.message)));
+    clear(box, h("div.panel", h("h2", t("hands.not_found")), h("p", err.message)));
     return;
   }
   const events = hand.events;
@@ -71,41 +72,41 @@ async function replayer(box, handId, user) {
   });
   marks.push(events.length);
   let step = marks.length - 1;
-  const felt = h("div.felt.replay-felt", { role: "region", "aria-label": "Replayed hand" }, h("div.rail"), h("div.center", h("div.center-info")));
+  const felt = h("div.felt.replay-felt", { role: "region", "aria-label": t("hands.replayed") }, h("div.rail"), h("div.center", h("div.center-info")));
   const results = h("div.results.replay-results", { "aria-live": "polite" });
-  const log = h("ol.log.replay-log", { "aria-label": "Hand log" });
+  const log = h("ol.log.replay-log", { "aria-label": t("table.log") });
   const position = h("span.replay-pos", { "aria-live": "polite" });
-  const fairness = h("p.fairness", "Checking the deal…");
+  const fairness = h("p.fairness", t("fair.checking"));
   const emailStatus = h("span.email-status", { "aria-live": "polite" });
-  const nav = (label, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: label } }, label);
+  const nav = (name, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: name } }, t(`replay.${name}`));
   const dl = (fmt, label, ext) => h("a.btn.small.ghost", { href: `/api/hands/${hand.number}?format=${fmt}`, download: `hand-${hand.number}.${ext}` }, label);
   clear(
     box,
     h(
       "div.panel.replayer",
-      h("h2", `Hand #${hand.number} · ${hand.table_name} · ${VARIANT_SHORT[hand.variant]}`),
+      h("h2", t("hand.number", { n: hand.number }), ` · ${hand.table_name} · `, variantShort(hand.variant)),
       h(
         "div.row",
-        nav("« Start", () => (step = 0), "Home"),
-        nav("◀ Back", () => (step = Math.max(0, step - 1)), "ArrowLeft"),
-        nav("Next ▶", () => (step = Math.min(marks.length - 1, step + 1)), "ArrowRight"),
-        nav("End »", () => (step = marks.length - 1), "End"),
+        nav("start", () => (step = 0), "Home"),
+        nav("back", () => (step = Math.max(0, step - 1)), "ArrowLeft"),
+        nav("next", () => (step = Math.min(marks.length - 1, step + 1)), "ArrowRight"),
+        nav("end", () => (step = marks.length - 1), "End"),
         position,
-        dl("pokerstars", "PokerStars text", "txt"),
-        dl("phh", "PHH", "phh"),
+        dl("pokerstars", t("hands.pokerstars"), "txt"),
+        dl("phh", t("hands.phh"), "phh"),
         h("button.btn.small", {
           type: "button",
           id: "email-this-hand",
           onclick: async () => {
             try {
               const r = await emailHand(hand.number);
-              toast(`Email request #${r.id}: ${r.status}`);
+              toast(t("mail.request_status", { id: r.id, status: t(`mail.status.${r.status}`) }));
               followRequest(emailStatus, r);
             } catch (err) {
               toast(err.message, "error", 6000);
             }
           },
-        }, "Email me this hand"),
+        }, t("hands.email_this")),
         emailStatus,
       ),
       h("div.replay-grid", h("div", h("div.felt-wrap", felt), results), log),
@@ -124,11 +125,12 @@ async function replayer(box, handId, user) {
     const lines = resultLines(state);
     clear(results, lines.length ? h("div.result-box", lines.map((l) => h("div.result-line", h("strong", l.text), l.hand ? ` — ${l.hand}` : ""))) : null);
     clear(log, state.log.map((e) => h(`li.log-${e.kind}`, e.text)));
-    position.textContent = `Step ${step} of ${marks.length - 1}`;
+    position.textContent = t("replay.step", { n: step, of: marks.length - 1 });
   }
   draw();
   box.scrollIntoView?.({ block: "start", behavior: "smooth" });
-  fairness.textContent = `Deal commitment ${hand.fairness.commitment?.slice(0, 16) ?? "—"}…: ${await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events)}`;
+  const verdict = await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events);
+  fairness.textContent = t("fair.line", { commitment: `${hand.fairness.commitment?.slice(0, 16) ?? "—"}…`, verdict: verdict.text });
 }
 
 const DONE = new Set(["sent", "failed"]);
@@ -137,7 +139,7 @@ const DONE = new Set(["sent", "failed"]);
 async function followRequest(el, request) {
   const show = (q) => {
     el.dataset.status = q.status;
-    el.textContent = `Email #${q.id}: ${q.status}${q.reason ? ` (${q.reason})` : ""}`;
+    el.textContent = t("mail.request_status", { id: q.id, status: t(`mail.status.${q.status}`) }) + (q.reason ? ` (${q.reason})` : "");
   };
   show(request);
   for (let i = 0; i < 120 && !DONE.has(el.dataset.status) && el.isConnected; i++) {

@@ -6,8 +6,10 @@
 
 import { get, me, post } from "./api.js";
 import { clear, h, toast } from "./dom.js";
+import { DATE, language, t } from "./i18n.js";
 
-const STATUS = { queued: "Queued", sending: "Sending", sent: "Sent", failed: "Failed" };
+const STATUSES = ["queued", "sending", "sent", "failed"];
+const statusText = (s) => (STATUSES.includes(s) ? t(`mail.status.${s}`) : s);
 
 /** Ask for one hand by email; resolves with the request, or rejects with a readable error. */
 export async function emailHand(handId) {
@@ -27,11 +29,11 @@ export async function historyPage(root, user, path, { go }) {
     root,
     h(
       "section.history",
-      h("h1", "My hands"),
+      h("h1", t("nav.hands")),
       h(
         "div.panel",
-        h("h2", "Hand histories by email"),
-        h("p.sub", "Each email has the PokerStars-style history in its text and the PHH file attached. Cards follow the house rules: hands that reached the showdown are shown, mucked or not; folded hands never are."),
+        h("h2", t("mail.title")),
+        h("p.sub", t("mail.about")),
         verifyBox,
         h(
           "form.row.email-last",
@@ -40,25 +42,25 @@ export async function historyPage(root, user, path, { go }) {
               ev.preventDefault();
               try {
                 const r = await post("/api/mail/hands", { last: Number(lastN.value) });
-                toast(`Request #${r.request.id} queued`);
+                toast(t("mail.queued", { id: r.request.id }));
                 refresh();
               } catch (err) {
                 toast(err.message, "error");
               }
             },
           },
-          h("label", { for: "last-n" }, "Email me my last"),
+          h("label", { for: "last-n" }, t("mail.last_before")),
           lastN,
-          h("span", "hands"),
-          h("button.btn.small", { type: "submit", id: "email-last" }, "Send"),
+          h("span", t("mail.last_after")),
+          h("button.btn.small", { type: "submit", id: "email-last" }, t("button.send")),
         ),
-        h("h3", "Requests"),
+        h("h3", t("mail.requests")),
         h(
           "div.table-list",
           h(
             "table.tables.requests",
-            h("caption.sr-only", "Your email requests"),
-            h("thead", h("tr", ["#", "What", "To", "Status", "Attempts", "When"].map((t) => h("th", { scope: "col" }, t)))),
+            h("caption.sr-only", t("mail.your_requests")),
+            h("thead", h("tr", h("th", { scope: "col" }, "#"), ["what", "to", "status", "attempts", "when"].map((c) => h("th", { scope: "col" }, t(`mail.col.${c}`))))),
             requestsBody,
           ),
           requestsEmpty,
@@ -72,25 +74,28 @@ export async function historyPage(root, user, path, { go }) {
     clear(
       verifyBox,
       profile.email_verified
-        ? h("p", "Your address ", h("strong", profile.email), " is verified.")
+        ? h("p", t("mail.address_before"), " ", h("strong", profile.email), " ", t("mail.is_verified"))
         : h(
             "p.row",
-            "Your address ",
+            t("mail.address_before"),
+            " ",
             h("strong", profile.email),
-            " is not verified yet. ",
+            " ",
+            t("mail.not_verified"),
+            " ",
             h("button.btn.small", {
               type: "button",
               id: "send-verification",
               onclick: async () => {
                 try {
                   await post("/api/mail/verification");
-                  toast("Verification link sent: open it from your mailbox");
+                  toast(t("mail.link_sent"));
                   refresh();
                 } catch (err) {
                   toast(err.message, "error");
                 }
               },
-            }, "Send verification link"),
+            }, t("mail.send_link")),
           ),
     );
   }
@@ -110,17 +115,17 @@ export async function historyPage(root, user, path, { go }) {
             "tr",
             { dataset: { request: q.id, status: q.status } },
             h("td", String(q.id)),
-            h("td", q.kind === "verify" ? "Verification link" : q.hand_ids.length === 1 ? `Hand #${q.hand_ids[0]}` : `${q.hand_ids.length} hands`),
+            h("td", q.kind === "verify" ? t("mail.what.verify") : q.hand_ids.length === 1 ? t("mail.what.hand", { id: q.hand_ids[0] }) : t("mail.what.hands", { n: q.hand_ids.length })),
             h("td", q.to),
-            h("td", h(`span.status.status-${q.status}`, STATUS[q.status] || q.status), q.reason ? h("small.hint", ` ${q.reason}`) : null),
+            h("td", h(`span.status.status-${q.status}`, statusText(q.status)), q.reason ? h("small.hint", ` ${q.reason}`) : null),
             h("td", String(q.attempts)),
-            h("td", new Date(q.sent_at || q.created_at).toLocaleString()),
+            h("td", new Date(q.sent_at || q.created_at).toLocaleString(language(), DATE)),
           ),
         ),
       );
-      requestsEmpty.textContent = r.requests.length ? "" : "No requests yet.";
+      requestsEmpty.textContent = r.requests.length ? "" : t("mail.none");
     } catch (err) {
-      requestsEmpty.textContent = err.status === 404 ? "Email is not available on this server." : err.message;
+      requestsEmpty.textContent = err.status === 404 ? t("mail.unavailable") : err.message;
     }
   }
 

@@ -1,15 +1,16 @@
-// The lobby: public tables with filters, my private tables, and creating a table.
+// The lobby: public tables with filters, your tables (where you sit or host), creating a table.
 
 import { get, post } from "./api.js";
-import { chips, clear, dialog, h, stakes, toast, VARIANT_SHORT, VARIANTS } from "./dom.js";
+import { chips, clear, dialog, h, stakes, toast, VARIANT_CODES, variantName, variantShort } from "./dom.js";
+import { t } from "./i18n.js";
 import { settingsFields } from "./settings-form.js";
 import { showInvite } from "./table/page.js";
 
 export async function lobbyPage(root, user, { go }) {
   const filters = { variant: "", stakes: "", free: false };
   let tables = [];
-  let hosted = []; // the tables I host, private ones with their invites (GET /api/tables/mine)
-  const variantSel = h("select", { id: "filter-variant", onchange: (ev) => ((filters.variant = ev.target.value), draw()) }, h("option", { value: "" }, "All games"), Object.entries(VARIANTS).map(([v, l]) => h("option", { value: v }, l)));
+  let yours = []; // where I sit or that I host, private ones too (GET /api/tables/yours)
+  const variantSel = h("select", { id: "filter-variant", onchange: (ev) => ((filters.variant = ev.target.value), draw()) }, h("option", { value: "" }, t("lobby.all_games")), VARIANT_CODES.map((v) => h("option", { value: v }, variantName(v))));
   const stakesSel = h("select", { id: "filter-stakes", onchange: (ev) => ((filters.stakes = ev.target.value), draw()) });
   const freeBox = h("input", { type: "checkbox", id: "filter-free", onchange: (ev) => ((filters.free = ev.target.checked), draw()) });
   const body = h("tbody");
@@ -23,22 +24,22 @@ export async function lobbyPage(root, user, { go }) {
       "section.lobby",
       h(
         "div.lobby-head",
-        h("div", h("h1", "Lobby"), h("p.sub", "Hello ", h("strong", user.name), " · balance ", balance)),
-        h("button.btn.primary", { type: "button", id: "create-table", onclick: createTable }, "Create a table"),
+        h("div", h("h1", t("lobby.title")), h("p.sub", t("lobby.hello"), " ", h("strong", user.name), " · ", t("lobby.balance"), " ", balance)),
+        h("button.btn.primary", { type: "button", id: "create-table", onclick: createTable }, t("lobby.create")),
       ),
       h(
         "div.filters",
-        { role: "search", "aria-label": "Filter tables" },
-        h("label", { for: "filter-variant" }, "Game"), variantSel,
-        h("label", { for: "filter-stakes" }, "Stakes"), stakesSel,
-        h("label.check", freeBox, " Seats free"),
+        { role: "search", "aria-label": t("lobby.filter") },
+        h("label", { for: "filter-variant" }, t("lobby.game")), variantSel,
+        h("label", { for: "filter-stakes" }, t("lobby.stakes")), stakesSel,
+        h("label.check", freeBox, " ", t("lobby.seats_free")),
       ),
       h(
         "div.panel.table-list",
         h(
           "table.tables",
-          h("caption.sr-only", "Public tables"),
-          h("thead", h("tr", ["Table", "Game", "Stakes", "Ante", "Min buy-in", "Seats", "Waiting", ""].map((t) => h("th", { scope: "col" }, t)))),
+          h("caption.sr-only", t("lobby.public_tables")),
+          h("thead", h("tr", ["table", "game", "stakes", "ante", "min_buy_in", "seats", "waiting"].map((c) => h("th", { scope: "col" }, t(`lobby.col.${c}`))), h("th", { scope: "col" }))),
           body,
         ),
         empty,
@@ -50,43 +51,48 @@ export async function lobbyPage(root, user, { go }) {
   function draw() {
     const allStakes = [...new Set(tables.map(stakes))];
     const keep = filters.stakes;
-    clear(stakesSel, h("option", { value: "" }, "Any stakes"), allStakes.map((s) => h("option", { value: s, selected: s === keep }, s)));
+    clear(stakesSel, h("option", { value: "" }, t("lobby.any_stakes")), allStakes.map((s) => h("option", { value: s, selected: s === keep }, s)));
     const shown = tables.filter(
       (t) => (!filters.variant || t.variant === filters.variant) && (!filters.stakes || stakes(t) === filters.stakes) && (!filters.free || t.seats_taken < t.max_seats),
     );
     clear(
       body,
-      shown.map((t) =>
+      shown.map((x) =>
         h(
           "tr",
-          { dataset: { table: t.id } },
-          h("th", { scope: "row" }, t.name, t.paused ? h("span.badge", "paused") : null),
-          h("td", VARIANT_SHORT[t.variant]),
-          h("td", stakes(t)),
-          h("td", chips(t.ante)),
-          h("td", chips(t.min_buy_in)),
-          h("td", `${t.seats_taken}/${t.max_seats}`),
-          h("td", String(t.waiting)),
-          h("td", h("a.btn.small", { href: `/table/${t.id}`, "data-link": "", "aria-label": `Open table ${t.name}` }, t.seats_taken < t.max_seats ? "Join" : "Watch")),
+          { dataset: { table: x.id } },
+          h("th", { scope: "row" }, x.name, x.paused ? h("span.badge", t("badge.paused")) : null),
+          h("td", variantShort(x.variant)),
+          h("td", stakes(x)),
+          h("td", chips(x.ante)),
+          h("td", chips(x.min_buy_in)),
+          h("td", `${x.seats_taken}/${x.max_seats}`),
+          h("td", String(x.waiting)),
+          h("td", h("a.btn.small", { href: `/table/${x.id}`, "data-link": "", "aria-label": t("lobby.open_table", { name: x.name }) }, x.seats_taken < x.max_seats ? t("lobby.join") : t("lobby.watch"))),
         ),
       ),
     );
-    empty.textContent = shown.length ? "" : tables.length ? "No table matches these filters." : "No public tables yet: create one.";
+    empty.textContent = shown.length ? "" : tables.length ? t("lobby.no_match") : t("lobby.none_yet");
     clear(
       mine,
-      hosted.length
+      yours.length
         ? [
-            h("h2", "Tables you host"),
+            h("h2", t("lobby.yours")),
             h(
-              "ul.private-list",
-              hosted.map((t) =>
+              "ul.private-list.your-tables",
+              yours.map((x) =>
                 h(
                   "li",
-                  { dataset: { table: t.id } },
-                  h("a", { href: `/table/${t.id}`, "data-link": "" }, t.name),
-                  t.private ? h("span.badge", "private") : null,
-                  ` ${VARIANT_SHORT[t.variant]} · ${t.seats_taken}/${t.max_seats} seated `,
-                  t.invite ? h("button.btn.small.ghost", { type: "button", onclick: () => showInvite(t.invite, t.name) }, "Invite link") : null,
+                  { dataset: { table: x.id } },
+                  h("a", { href: `/table/${x.id}`, "data-link": "" }, x.name),
+                  x.private ? h("span.badge", t("badge.private")) : null,
+                  x.host ? h("span.badge.host", t("badge.host")) : null,
+                  " ",
+                  variantShort(x.variant),
+                  " · ",
+                  x.seat !== null && x.seat !== undefined ? t("lobby.you_sit", { n: x.seat + 1 }) : t("lobby.seated", { n: x.seats_taken, max: x.max_seats }),
+                  " ",
+                  x.invite ? h("button.btn.small.ghost", { type: "button", onclick: () => showInvite(x.invite, x.name) }, t("table.invite_link")) : null,
                 ),
               ),
             ),
@@ -97,9 +103,9 @@ export async function lobbyPage(root, user, { go }) {
 
   async function refresh() {
     try {
-      const [r, m] = await Promise.all([get("/api/tables"), get("/api/tables/mine")]);
+      const [r, m] = await Promise.all([get("/api/tables"), get("/api/tables/yours")]);
       tables = r.tables;
-      hosted = m.tables;
+      yours = m.tables;
       draw();
     } catch (err) {
       empty.textContent = err.message;
@@ -107,21 +113,21 @@ export async function lobbyPage(root, user, { go }) {
   }
 
   async function createTable() {
-    const form = settingsFields({ name: `${user.name}'s table` });
+    const form = settingsFields({ name: t("lobby.default_name", { name: user.name }) });
     const created = await dialog(
-      "Create a table",
+      t("lobby.create"),
       form.el,
       [
-        { label: "Cancel", value: null },
-        { label: "Create", primary: true, action: async () => await post("/api/tables", form.read()) },
+        { label: t("button.cancel"), value: null },
+        { label: t("button.create"), primary: true, action: async () => await post("/api/tables", form.read()) },
       ],
       { id: "create-dialog", wide: true },
     );
     if (!created) return;
-    const t = created.table;
-    toast(`Table “${t.name}” created`);
-    await go(`/table/${t.id}`);
-    if (t.private && created.invite) showInvite(created.invite, t.name);
+    const made = created.table;
+    toast(t("lobby.created", { name: made.name }));
+    await go(`/table/${made.id}`);
+    if (made.private && created.invite) showInvite(created.invite, made.name);
   }
 
   await refresh();
@@ -131,7 +137,7 @@ export async function lobbyPage(root, user, { go }) {
 
 /** /invite/<token>: join the private table (asking for its password when it has one). */
 export async function invitePage(root, token, { go }) {
-  clear(root, h("section.panel.narrow", h("h1", "Joining the table…")));
+  clear(root, h("section.panel.narrow", h("h1", t("invite.joining"))));
   const join = async (password) => post("/api/tables/join", password === undefined ? { invite: token } : { invite: token, password });
   try {
     const r = await join();
@@ -139,17 +145,17 @@ export async function invitePage(root, token, { go }) {
     return;
   } catch (err) {
     if (err.code !== "bad_password") {
-      clear(root, h("section.panel.narrow", h("h1", "This invite does not work"), h("p", err.status === 404 ? "The table is closed or the link is wrong." : err.message), h("a.btn", { href: "/lobby", "data-link": "" }, "Go to the lobby")));
+      clear(root, h("section.panel.narrow", h("h1", t("invite.broken")), h("p", err.status === 404 ? t("invite.gone") : err.message), h("a.btn", { href: "/lobby", "data-link": "" }, t("nav.to_lobby"))));
       return;
     }
   }
   const password = h("input", { type: "password", name: "table-password", autocomplete: "off" });
   const joined = await dialog(
-    "This table has a password",
-    h("div.field", h("label", { for: "table-password" }, "Table password"), Object.assign(password, { id: "table-password" })),
+    t("invite.password_title"),
+    h("div.field", h("label", { for: "table-password" }, t("invite.password")), Object.assign(password, { id: "table-password" })),
     [
-      { label: "Cancel", value: null },
-      { label: "Join", primary: true, action: async () => await join(password.value) },
+      { label: t("button.cancel"), value: null },
+      { label: t("lobby.join"), primary: true, action: async () => await join(password.value) },
     ],
     { id: "password-dialog" },
   );

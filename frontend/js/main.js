@@ -3,6 +3,7 @@
 import { me, post } from "./api.js";
 import { authPage } from "./auth.js";
 import { clear, h, toast } from "./dom.js";
+import { browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { invitePage, lobbyPage } from "./lobby.js";
 import { tablePage } from "./table/page.js";
 
@@ -17,17 +18,43 @@ function go(path, { replace = false } = {}) {
   return route();
 }
 
+/** The language menu: each language named in its own words. */
+function languageMenu() {
+  return h(
+    "select.language",
+    { id: "language", "aria-label": t("nav.language"), onchange: (ev) => chooseLanguage(ev.target.value) },
+    LANGUAGES.map((code) => h("option", { value: code, selected: code === language(), lang: code }, t(`lang.${code}`))),
+  );
+}
+
+async function chooseLanguage(code) {
+  await setLanguage(code);
+  if (user) {
+    await post("/api/me/language", { language: code }).catch((err) => toast(err.message, "error"));
+    user.language = code;
+  }
+  await await setLanguage(browserLanguage());
+route();
+}
+
 function drawNav() {
+  // the page's own words outside <main>
+  document.querySelector(".skip-link").textContent = t("nav.skip");
+  document.querySelector(".brand").setAttribute("aria-label", t("nav.home"));
+  document.querySelector(".brand-name").textContent = t("site.name");
+  document.querySelector(".brand-sub").textContent = t("site.game");
+  nav.setAttribute("aria-label", t("nav.main"));
   clear(
     nav,
     user
       ? [
-          h("a", { href: "/lobby", "data-link": "" }, "Lobby"),
-          h("a", { href: "/hands", "data-link": "" }, "My hands"),
-          h("span.who", { "aria-label": `Logged in as ${user.name}` }, user.name),
-          h("button.btn.small.ghost", { type: "button", id: "logout", onclick: logout }, "Log out"),
+          h("a", { href: "/lobby", "data-link": "" }, t("nav.lobby")),
+          h("a", { href: "/hands", "data-link": "" }, t("nav.hands")),
+          h("span.who", { "aria-label": t("nav.logged_in_as", { name: user.name }) }, user.name),
+          languageMenu(),
+          h("button.btn.small.ghost", { type: "button", id: "logout", onclick: logout }, t("nav.logout")),
         ]
-      : [h("a", { href: "/login", "data-link": "" }, "Log in"), h("a", { href: "/register", "data-link": "" }, "Register")],
+      : [h("a", { href: "/login", "data-link": "" }, t("auth.login")), h("a", { href: "/register", "data-link": "" }, t("nav.register")), languageMenu()],
   );
 }
 
@@ -45,7 +72,10 @@ async function route() {
   }
   document.querySelectorAll("dialog[open]").forEach((d) => d.close());
   const path = location.pathname;
-  if (user === null) user = await me().catch(() => null);
+  if (user === null) {
+    user = await me().catch(() => null);
+    if (user && user.language && user.language !== language()) await setLanguage(user.language);
+  }
   drawNav();
   const returnTo = sessionStorage.getItem("stud.returnTo");
   if (!user) {
@@ -54,11 +84,13 @@ async function route() {
       history.replaceState(null, "", "/login");
     }
     const mode = location.pathname === "/register" ? "register" : "login";
-    document.title = mode === "login" ? "Log in · Stud" : "Register · Stud";
+    document.title = t("title.page", { page: mode === "login" ? t("auth.login") : t("nav.register") });
     authPage(root, {
       mode,
-      onDone: (u) => {
+      onDone: async (u) => {
         user = u;
+        // the account's language, chosen on an earlier visit, wins over this browser's
+        if (u.language && u.language !== language()) await setLanguage(u.language);
         sessionStorage.removeItem("stud.returnTo");
         go(returnTo || "/lobby", { replace: true });
       },
@@ -67,17 +99,18 @@ async function route() {
   }
   let m;
   if ((m = path.match(/^\/table\/(\d+)$/))) {
-    document.title = "Table · Stud";
+    document.title = t("title.page", { page: t("title.table") });
     cleanup = await tablePage(root, Number(m[1]), user, { onLeave: () => go("/lobby") });
   } else if ((m = path.match(/^\/invite\/([^/]+)$/))) {
+    document.title = t("title.page", { page: t("title.table") });
     await invitePage(root, decodeURIComponent(m[1]), { go });
   } else if (path === "/hands" || path.startsWith("/hands/")) {
-    document.title = "My hands · Stud";
+    document.title = t("title.page", { page: t("nav.hands") });
     const { historyPage } = await import("./history.js");
     cleanup = await historyPage(root, user, path, { go });
   } else {
     if (path !== "/lobby") history.replaceState(null, "", "/lobby");
-    document.title = "Lobby · Stud";
+    document.title = t("title.page", { page: t("nav.lobby") });
     cleanup = await lobbyPage(root, user, { go });
   }
   root.focus({ preventScroll: true });
@@ -94,4 +127,5 @@ window.addEventListener("unhandledrejection", (ev) => {
   const msg = ev.reason?.message;
   if (msg) toast(msg, "error");
 });
+await setLanguage(browserLanguage());
 route();

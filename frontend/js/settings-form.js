@@ -1,6 +1,7 @@
 // The table settings form: used to create a table and by the host to change one.
 
-import { dollars, field, h, toCents, VARIANTS } from "./dom.js";
+import { dollars, field, h, toCents, VARIANT_CODES, variantName } from "./dom.js";
+import { t } from "./i18n.js";
 
 const DEFAULTS = {
   name: "",
@@ -40,20 +41,20 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
   const s = { ...DEFAULTS, ...current };
   const inputs = {
     name: h("input", { name: "name", type: "text", maxlength: 64, value: s.name, required: true, autocomplete: "off" }),
-    variant: select("variant", VARIANTS, s.variant),
+    variant: select("variant", Object.fromEntries(VARIANT_CODES.map((v) => [v, variantName(v)])), s.variant),
     small_bet: money("small_bet", s.small_bet),
     big_bet: money("big_bet", s.big_bet),
     ante: money("ante", s.ante),
     bring_in: money("bring_in", s.bring_in),
     max_buy_in: money("max_buy_in", s.max_buy_in),
-    max_seats: select("max_seats", Object.fromEntries([2, 3, 4, 5, 6, 7, 8].map((n) => [n, `${n} seats`])), s.max_seats),
+    max_seats: select("max_seats", Object.fromEntries([2, 3, 4, 5, 6, 7, 8].map((n) => [n, t("form.n_seats", { n })])), s.max_seats),
     action_timer: num("action_timer", s.action_timer_ms / 1000, { min: 1, max: 300, step: 1 }),
     hand_pause: num("hand_pause", s.hand_pause_ms / 1000, { min: 0, max: 60, step: 0.5 }),
     rake_pct: num("rake_pct", s.rake_bps / 100, { min: 0, max: 100, step: 0.25 }),
     rake_cap: money("rake_cap", s.rake_cap),
     rake_third_street: h("input", { name: "rake_third_street", type: "checkbox", checked: s.rake_third_street }),
-    timeout_action: select("timeout_action", { all_in: "All-in protection, then check/fold", fold: "Check or fold" }, s.timeout_action),
-    showdown_first_when_checked: select("showdown_first_when_checked", { first_to_act: "First to act shows first", lowest_seat: "Lowest seat shows first" }, s.showdown_first_when_checked),
+    timeout_action: select("timeout_action", { all_in: t("form.timeout.all_in"), fold: t("form.timeout.fold") }, s.timeout_action),
+    showdown_first_when_checked: select("showdown_first_when_checked", { first_to_act: t("form.first.first_to_act"), lowest_seat: t("form.first.lowest_seat") }, s.showdown_first_when_checked),
     sit_out_limit: num("sit_out_limit", s.sit_out_limit, { min: 0, max: 1000 }),
     private: h("input", { name: "private", type: "checkbox", checked: s.private }),
     password: h("input", { name: "password", type: "password", maxlength: 128, autocomplete: "new-password" }),
@@ -68,47 +69,47 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
   const check = (label, input) => h("label.check", input, " ", label);
   const el = h(
     "div.settings-grid",
-    field("Table name", inputs.name),
-    field("Game", inputs.variant),
-    field("Small bet ($)", inputs.small_bet, "The buy-in minimum is ten small bets"),
-    field("Big bet ($)", inputs.big_bet),
-    field("Ante ($)", inputs.ante),
-    field("Bring-in ($)", inputs.bring_in),
-    field("Maximum buy-in ($)", inputs.max_buy_in, "Empty: no maximum"),
-    field("Seats", inputs.max_seats),
-    field("Action timer (seconds)", inputs.action_timer),
-    field("Pause between hands (seconds)", inputs.hand_pause),
-    field("Rake (% of the pot)", inputs.rake_pct),
-    field("Rake cap ($, 0 = none)", inputs.rake_cap),
-    field("On timeout", inputs.timeout_action),
-    field("Showdown order when checked", inputs.showdown_first_when_checked),
-    field("Sit-out hands before the seat is freed", inputs.sit_out_limit),
-    h("div.field.checks", check("Rake hands that end on third street", inputs.rake_third_street)),
-    forHost ? null : h("div.field.checks", check("Private table (invite link only)", inputs.private)),
-    forHost ? null : field("Password (optional, private tables)", inputs.password),
+    field(t("form.name"), inputs.name),
+    field(t("lobby.game"), inputs.variant),
+    field(t("form.small_bet"), inputs.small_bet, t("form.small_bet_hint")),
+    field(t("form.big_bet"), inputs.big_bet),
+    field(t("form.ante"), inputs.ante),
+    field(t("form.bring_in"), inputs.bring_in),
+    field(t("form.max_buy_in"), inputs.max_buy_in, t("form.max_buy_in_hint")),
+    field(t("lobby.col.seats"), inputs.max_seats),
+    field(t("form.timer"), inputs.action_timer),
+    field(t("form.pause"), inputs.hand_pause),
+    field(t("form.rake"), inputs.rake_pct),
+    field(t("form.rake_cap"), inputs.rake_cap),
+    field(t("form.on_timeout"), inputs.timeout_action),
+    field(t("form.showdown_order"), inputs.showdown_first_when_checked),
+    field(t("form.sit_out_limit"), inputs.sit_out_limit),
+    h("div.field.checks", check(t("form.rake_third"), inputs.rake_third_street)),
+    forHost ? null : h("div.field.checks", check(t("form.private"), inputs.private)),
+    forHost ? null : field(t("form.password"), inputs.password),
   );
   const cents = (input, label, { optional = false, zero = true } = {}) => {
     if (optional && input.value.trim() === "") return null;
     const v = toCents(input.value);
-    if (!Number.isFinite(v) || (!zero && v <= 0)) throw new Error(`${label}: enter an amount in dollars`);
+    if (!Number.isFinite(v) || (!zero && v <= 0)) throw new Error(t("form.bad_amount", { field: label }));
     return v;
   };
   const read = () => {
     const name = inputs.name.value.trim();
-    if (!name) throw new Error("give the table a name");
+    if (!name) throw new Error(t("form.no_name"));
     const out = {
       name,
       variant: inputs.variant.value,
-      small_bet: cents(inputs.small_bet, "Small bet", { zero: false }),
-      big_bet: cents(inputs.big_bet, "Big bet", { zero: false }),
-      ante: cents(inputs.ante, "Ante"),
-      bring_in: cents(inputs.bring_in, "Bring-in", { zero: false }),
-      max_buy_in: cents(inputs.max_buy_in, "Maximum buy-in", { optional: true, zero: false }),
+      small_bet: cents(inputs.small_bet, t("form.small_bet"), { zero: false }),
+      big_bet: cents(inputs.big_bet, t("form.big_bet"), { zero: false }),
+      ante: cents(inputs.ante, t("form.ante")),
+      bring_in: cents(inputs.bring_in, t("form.bring_in"), { zero: false }),
+      max_buy_in: cents(inputs.max_buy_in, t("form.max_buy_in"), { optional: true, zero: false }),
       max_seats: Number(inputs.max_seats.value),
       action_timer_ms: Math.round(Number(inputs.action_timer.value) * 1000),
       hand_pause_ms: Math.round(Number(inputs.hand_pause.value) * 1000),
       rake_bps: Math.round(Number(inputs.rake_pct.value) * 100),
-      rake_cap: cents(inputs.rake_cap, "Rake cap"),
+      rake_cap: cents(inputs.rake_cap, t("form.rake_cap")),
       rake_third_street: inputs.rake_third_street.checked,
       timeout_action: inputs.timeout_action.value,
       showdown_first_when_checked: inputs.showdown_first_when_checked.value,
@@ -118,7 +119,7 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
       out.private = inputs.private.checked;
       if (out.private && inputs.password.value) out.password = inputs.password.value;
     }
-    if (!(out.action_timer_ms >= 1000)) throw new Error("the action timer is at least 1 second");
+    if (!(out.action_timer_ms >= 1000)) throw new Error(t("form.timer_min"));
     return out;
   };
   return { el, read, inputs };

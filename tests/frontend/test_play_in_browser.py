@@ -86,7 +86,7 @@ def pause_and_close(game: Game, host: Player, last_hand: str) -> None:
     page.locator('button[data-cmd="host"]').click()
     dlg = page.locator("#host-dialog")
     dlg.locator('button[data-host="pause"]').click()
-    dlg.get_by_role("button", name="Close", exact=True).click()
+    dlg.get_by_role("button", name="Done", exact=True).click()
     expect(dlg).to_be_hidden()
     # once the pause is seen, any hand dealt before it is known too: play it out
     page.wait_for_function("() => window.studDebug.state.table.paused === true")
@@ -95,7 +95,7 @@ def pause_and_close(game: Game, host: Player, last_hand: str) -> None:
     page.locator('button[data-cmd="host"]').click()
     dlg.locator('button[data-host="close"]').click()
     page.locator("#close-dialog").get_by_role("button", name="Close table").click()
-    dlg.get_by_role("button", name="Close", exact=True).click()
+    dlg.get_by_role("button", name="Done", exact=True).click()
     expect(dlg).to_be_hidden()
 
 
@@ -113,13 +113,13 @@ def replay_and_email(player: Player, mailbox: Mailbox) -> None:
     hand_url = page.url
     assert hand_url.rsplit("/", 1)[1] == number  # the replayer's address names it too
     expect(replayer.locator(".replay-pos")).to_contain_text("Step")
-    replayer.locator('button[data-replay="« Start"]').click()
+    replayer.locator('button[data-replay="start"]').click()
     expect(replayer.locator(".replay-pos")).to_contain_text("Step 0")
-    replayer.locator('button[data-replay="Next ▶"]').click()
+    replayer.locator('button[data-replay="next"]').click()
     expect(replayer.locator(".replay-pos")).to_contain_text("Step 1")
     expect(replayer.locator(".seat-box").first).to_be_visible()
     expect(replayer.locator(".pots")).to_contain_text("Pot")  # the server's pots: the antes
-    replayer.locator('button[data-replay="End »"]').click()
+    replayer.locator('button[data-replay="end"]').click()
     expect(replayer.locator(".replay-log")).to_contain_text("wins")
     expect(replayer.locator(".fairness")).to_contain_text(re.compile(r"verified|R24|hidden"))
     page.screenshot(path=str(player.shots / "replayer.png"))

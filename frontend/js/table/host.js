@@ -1,65 +1,103 @@
 // The host's controls on a private table: settings, pause, remove a player, bots, close.
 
 import { chips, dialog, field, h, toast } from "../dom.js";
+import { t } from "../i18n.js";
 import { settingsFields } from "../settings-form.js";
 
 export async function hostDialog(table, state, command) {
   const form = settingsFields(table, { forHost: true });
-  const seated = state.seats.filter((s) => s.user_id !== state.userId);
-  const removeSel = h(
-    "select",
-    { name: "remove" },
-    h("option", { value: "" }, "— choose a player —"),
-    seated.map((s) => h("option", { value: s.seat }, `${s.name} (seat ${s.seat + 1}, ${chips(s.stack)})`)),
-  );
-  const free = (table.max_seats || 8) - state.seats.length;
-  const bots = h("select", { name: "bots" }, Array.from({ length: Math.max(0, Math.min(7, free)) }, (_, i) => h("option", { value: i + 1 }, String(i + 1))));
+  const removeSel = h("select", { name: "remove" });
+  const bots = h("select", { name: "bots" });
+  const botsRow = h("div.row.bots-row");
+  const noBots = h("p.hint", t("host.no_free_seat"));
+  const taken = new Set(); // seats filled since the dialog opened (their `seats` event may lag)
+
+  /** The players and free seats as they are now: after seating bots the count follows. */
+  function drawPlayers() {
+    const seated = state.seats.filter((s) => s.user_id !== state.userId);
+    const keep = removeSel.value;
+    removeSel.replaceChildren(
+      h("option", { value: "" }, t("host.choose_player")),
+      ...seated.map((s) => h("option", { value: s.seat, selected: String(s.seat) === keep }, t("host.player_line", { name: s.name, n: s.seat + 1, amount: chips(s.stack) }))),
+    );
+    const occupied = new Set([...state.seats.map((s) => s.seat), ...taken]);
+    const free = Math.max(0, (table.max_seats || 8) - occupied.size);
+    bots.replaceChildren(...Array.from({ length: Math.min(7, free) }, (_, i) => h("option", { value: i + 1 }, String(i + 1))));
+    botsRow.hidden = free === 0;
+    noBots.hidden = free > 0;
+  }
 
   const run = async (msg, done) => {
     try {
       const r = await command(msg);
       toast(done(r));
+      return r;
     } catch {
-      /* shown by command() */
+      return null; // shown by command()
     }
   };
+  const seatBots = async () => {
+    const r = await run({ type: "host_bots", count: Number(bots.value) }, (x) => t("host.bots_seated", { n: x.seats.length }));
+    if (r) r.seats.forEach((seat) => taken.add(seat));
+    drawPlayers();
+  };
+  const closeTable = async () => {
+    const sure = await dialog(
+      t("host.close_confirm_title"),
+      h("p", t("host.close_confirm_text")),
+      [
+        { label: t("host.keep_open"), value: false },
+        { label: t("host.close_table"), value: true, primary: true },
+      ],
+      { id: "close-dialog" },
+    );
+    if (!sure) return;
+    await run({ type: "host_close" }, (r) => (r.closed ? t("host.closed") : t("host.closes_after")));
+  };
+  botsRow.append(
+    field(t("host.seat_bots"), bots),
+    h("button.btn.small", { type: "button", dataset: { host: "bots" }, onclick: seatBots }, t("host.seat_bots")),
+  );
+  drawPlayers();
   const quick = h(
     "div.host-quick",
-    h("h3", "Table"),
+    h("h3", t("host.table")),
     h(
       "div.row",
-      h("button.btn.small", { type: "button", dataset: { host: "pause" }, onclick: () => run({ type: "host_pause", paused: !table.paused }, (r) => (r.paused ? "Paused: no new hand starts" : "Resumed")) }, table.paused ? "Resume dealing" : "Pause after this hand"),
-      h("button.btn.small.danger", {
+      h("button.btn.small", {
         type: "button",
-        dataset: { host: "close" },
-        onclick: async () => {
-          const sure = await dialog("Close the table?", h("p", "Every stack goes back to its owner's balance. A hand in progress is played out first."), [
-            { label: "Keep it open", value: false },
-            { label: "Close table", value: true, primary: true },
-          ], { id: "close-dialog" });
-          if (!sure) return;
-          await run({ type: "host_close" }, (r) => (r.closed ? "Table closed" : "The table closes after this hand"));
-        },
-      }, "Close table"),
+        dataset: { host: "pause" },
+        onclick: () => run({ type: "host_pause", paused: !table.paused }, (r) => (r.paused ? t("host.paused") : t("host.resumed"))),
+      }, table.paused ? t("host.resume") : t("host.pause")),
     ),
-    h("h3", "Players"),
-    h("div.row", field("Remove", removeSel), h("button.btn.small", {
+    h("h3", t("host.players")),
+    h("div.row", field(t("host.remove"), removeSel), h("button.btn.small", {
       type: "button",
       dataset: { host: "remove" },
-      onclick: () => removeSel.value !== "" && run({ type: "host_remove", seat: Number(removeSel.value) }, (r) => (r.removed ? "Player removed" : "The player leaves after this hand")),
-    }, "Remove")),
-    free > 0
-      ? h("div.row", field("Seat bots", bots), h("button.btn.small", { type: "button", dataset: { host: "bots" }, onclick: () => run({ type: "host_bots", count: Number(bots.value) }, (r) => `Seated ${r.seats.length} bot${r.seats.length === 1 ? "" : "s"}`) }, "Seat bots"))
-      : h("p.hint", "No free seat for a bot."),
-    h("h3", "Settings (apply between hands)"),
+      onclick: async () => {
+        if (removeSel.value === "") return;
+        await run({ type: "host_remove", seat: Number(removeSel.value) }, (r) => (r.removed ? t("host.removed") : t("host.leaves_after")));
+        drawPlayers();
+      },
+    }, t("host.remove"))),
+    botsRow,
+    noBots,
+    h("h3", t("host.settings")),
+  );
+  // closing the table is apart from the everyday controls, at the end, and asks first
+  const danger = h(
+    "div.host-danger",
+    h("h3", t("host.close_title")),
+    h("p.hint", t("host.close_hint")),
+    h("button.btn.small.danger", { type: "button", dataset: { host: "close" }, onclick: closeTable }, t("host.close_table")),
   );
   await dialog(
-    "Host controls",
-    [quick, form.el],
+    t("host.title"),
+    [quick, form.el, danger],
     [
-      { label: "Close", value: null },
+      { label: t("button.done"), value: null },
       {
-        label: "Save settings",
+        label: t("host.save"),
         primary: true,
         action: async () => {
           const values = form.read();
@@ -67,7 +105,7 @@ export async function hostDialog(table, state, command) {
           for (const [k, v] of Object.entries(values)) if (v !== table[k] && k !== "private" && k !== "password") changes[k] = v;
           if (!Object.keys(changes).length) return true;
           const r = await command({ type: "host_settings", changes });
-          toast(r.applied ? "Settings changed" : "Settings change when this hand ends");
+          toast(r.applied ? t("host.changed") : t("host.change_later"));
           return true;
         },
       },

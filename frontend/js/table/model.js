@@ -1,9 +1,12 @@
 // The table as this client knows it: a snapshot, then every numbered event applied in order.
 // Pure data and functions (no DOM), so a reload or a resync rebuilds exactly the same state.
 
-import { chips } from "../dom.js";
+import { handName, money as chips, t } from "../i18n.js";
 
-export const STREETS = { 3: "Third street", 4: "Fourth street", 5: "Fifth street", 6: "Sixth street", 7: "Seventh street (river)" };
+/** "Fourth street" in the page's language (0: the cards are being dealt). */
+export function streetName(street) {
+  return street >= 3 && street <= 7 ? t(`street.${street}`) : t("street.dealing");
+}
 const LOG_MAX = 200;
 const CHAT_MAX = 100;
 
@@ -16,6 +19,9 @@ export function emptyState(userId) {
     seats: [],
     hand: null,
     log: [],
+    logSeq: 0, // every log line gets the next number (drawing appends the new ones)
+    logReset: 0, // bumped when a snapshot replaces the log (drawing starts over)
+    timedOut: null, // the seat whose timeout's action is logged as part of its timeout line
     chat: [],
     postAnteDue: false,
     closed: false,
@@ -47,7 +53,7 @@ export function totalPot(hand) {
 
 export function seatName(state, seat) {
   const s = state.seats.find((x) => x.seat === seat);
-  return s ? s.name : `Seat ${seat + 1}`;
+  return s ? s.name : t("seat.number", { n: seat + 1 });
 }
 
 export function mySeat(state) {
@@ -72,7 +78,7 @@ export function myLegal(state) {
 }
 
 function log(state, text, kind = "action", seat = null) {
-  state.log.push({ v: state.v, text, kind, seat });
+  state.log.push({ v: state.v, n: ++state.logSeq, text, kind, seat });
   if (state.log.length > LOG_MAX) state.log.splice(0, state.log.length - LOG_MAX);
 }
 
@@ -80,19 +86,8 @@ function newPlayer(seat, stack) {
   return { seat, stack, wager: 0, folded: false, all_in: false, up: [], down: null, down_count: 0, shown: false, mucked: false, high: null, low: null, won: 0 };
 }
 
-/** Replace the state with a server snapshot. */
-export function applySnapshot(state, snap) {
-  state.v = snap.v;
-  state.epoch = snap.epoch;
-  state.table = snap.table;
-  state.seats = snap.seats;
-  state.closed = !!snap.table.closed;
-  state.observers = snap.observers ?? 0;
-  const hv = snap.hand;
-  if (!hv) {
-    state.hand = null;
-    return state;
-  }
+/** The hand as a snapshot's view shows it. */
+function handFromView(hv, table) {
   const players = {};
   for (const s of hv.seats) players[s.seat] = { ...newPlayer(s.seat, s.stack), ...s, won: 0 };
   const hand = {
@@ -106,7 +101,7 @@ export function applySnapshot(state, snap) {
     turn_id: hv.turn_id,
     legal: hv.legal || hv.turn_legal || null,
     deadline: hv.remaining_ms === null || hv.remaining_ms === undefined ? null : performance.now() + hv.remaining_ms,
-    timer_ms: snap.table.action_timer_ms,
+    timer_ms: table.action_timer_ms,
     community: hv.community,
     players,
     pots: hv.pots.map((p) => ({ amount: p.amount, eligible: [...p.eligible] })),
@@ -123,28 +118,83 @@ export function applySnapshot(state, snap) {
     hand.awards = hv.result.awards;
     for (const a of hv.result.awards) if (players[a.seat]) players[a.seat].won += a.amount;
   }
-  state.hand = hand;
-  log(state, `Joined the table (${hand.street ? STREETS[hand.street] || "" : "between hands"}).`, "info");
+  return hand;
+}
+
+/** The snapshot's hand log (the hand's events so far, as this player may see them) drawn the
+ * same way as live: replayed on a scratch state, whose log lines are kept. */
+function replayedLog(state, snap) {
+  const scratch = emptyState(state.userId);
+  scratch.table = snap.table;
+  scratch.seats = snap.seats;
+  const events = snap.log || [];
+  if (snap.log_complete === false) {
+    scratch.v = events.length ? events[0].v - 1 : snap.v;
+    log(scratch, t("log.earlier_lost"), "info");
+    if (snap.hand) scratch.hand = handFromView(snap.hand, snap.table); // names and seats for the lines
+  }
+  for (const ev of events) applyEvent(scratch, ev);
+  return scratch.log;
+}
+
+/** Replace the state with a server snapshot. */
+export function applySnapshot(state, snap) {
+  state.v = snap.v;
+  state.epoch = snap.epoch;
+  state.table = snap.table;
+  state.seats = snap.seats;
+  state.closed = !!snap.table.closed;
+  state.observers = snap.observers ?? 0;
+  // the lines before the snapshot's hand stay (a resync); the hand's own are drawn anew
+  const lines = replayedLog(state, snap);
+  const from = lines.length ? lines[0].v : Infinity;
+  state.log = [...state.log.filter((e) => e.v < from), ...lines.map((e) => ({ ...e, n: ++state.logSeq }))].slice(-LOG_MAX);
+  state.logReset += 1;
+  state.timedOut = null;
+  const hv = snap.hand;
+  state.hand = hv ? handFromView(hv, snap.table) : null;
+  if (!lines.length) log(state, hv ? t("log.joined_street", { street: streetName(hv.street) }) : t("log.joined"), "info");
   return state;
 }
 
 const SUIT_SIGNS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-const lowerFirst = (t) => t.charAt(0).toLowerCase() + t.slice(1);
 
-/** "ann shows Q♠ 7♠ 10♠ 9♠ J♣ 4♠ 2♣ (flush, queen high; 8-5-4-2-A low)": the hand's names
- * in running text, lower-cased like the rest of the sentence (high and low alike). */
+/** "ann shows Q♠ 7♠ 10♠ 9♠ J♣ 4♠ 2♣ (Flush, queen high; 8-5-4-2-A low)": the hand's names
+ * in the page's language, as the engine named them (a low's cards stay upper case). */
 export function showLine(who, cards, high, low) {
   const shown = (cards || []).map((c) => `${c[0] === "T" ? "10" : c[0]}${SUIT_SIGNS[c[1]] || c[1]}`).join(" ");
-  const names = [high, low].filter(Boolean).map(lowerFirst).join("; ");
-  return `${who} shows ${shown || "the hand"}${names ? ` (${names})` : ""}`;
+  const names = [high, low].filter(Boolean).map(handName).join("; ");
+  const what = shown || t("log.the_hand");
+  return names ? t("log.shows_named", { who, cards: what, names }) : t("log.shows", { who, cards: what });
 }
 
-const WAGER_TO = { brought_in: "brings in for", completed: "completes to", bet: "bets", raised: "raises to" };
+const WAGER_TO = { brought_in: "log.brings_in", completed: "log.completes", bet: "log.bets", raised: "log.raises" };
+// what a timed-out seat did, said once in its timeout line (the engine's action event follows)
+const TIMEOUT_ACTIONS = { folded: "fold", checked: "check", hand_mucked: "muck", show_declined: "no_show" };
+
+/** The line for `seat`'s action, or its timeout line when the timer made it act. */
+function acted(state, seat, type, key, params, kind = "action") {
+  if (state.timedOut?.seat === seat && TIMEOUT_ACTIONS[type]) {
+    state.timedOut = null;
+    log(state, t(`log.timeout.${TIMEOUT_ACTIONS[type]}`, params), "warn", seat);
+    return;
+  }
+  log(state, t(key, params), kind, seat);
+}
+
+/** A timeout whose action event did not follow is still said. */
+function flushTimeout(state, ev) {
+  const out = state.timedOut;
+  if (!out || (ev.seat === out.seat && TIMEOUT_ACTIONS[ev.type])) return;
+  state.timedOut = null;
+  log(state, t(`log.timeout.${out.outcome}`, { who: seatName(state, out.seat) }), "warn", out.seat);
+}
 
 /** Apply one numbered event (already known to be the next version). */
 export function applyEvent(state, ev) {
   state.v = ev.v;
   if (!ev.type) return state; // another seat's private event: only its number
+  flushTimeout(state, ev);
   const hand = state.hand;
   const name = (seat) => seatName(state, seat);
   const p = hand && ev.seat !== undefined ? hand.players[ev.seat] : null;
@@ -158,12 +208,13 @@ export function applyEvent(state, ev) {
       break;
     case "closed":
       state.closed = true;
-      log(state, "The table is closed.", "info");
+      log(state, t("log.closed"), "info");
       break;
     case "left": {
-      const who = state.seats.find((s) => s.seat === ev.seat)?.name || `Seat ${ev.seat + 1}`;
-      const why = { removed: "was removed by the host", sat_out: "sat out too long and left", table_closed: "left (table closed)" }[ev.reason] || "left the table";
-      log(state, `${who} ${why}${ev.amount ? ` with ${chips(ev.amount)}` : ""}.`, "info");
+      const who = seatName(state, ev.seat);
+      const why = ["removed", "sat_out", "table_closed"].includes(ev.reason) ? ev.reason : "left";
+      const params = { who, amount: chips(ev.amount) };
+      log(state, t(ev.amount ? `log.left.${why}.with` : `log.left.${why}`, params), "info");
       break;
     }
     case "observers":
@@ -184,7 +235,7 @@ export function applyEvent(state, ev) {
       state.commitment.reveal = ev.reveal;
       break;
     case "hand_voided":
-      log(state, `The hand${ev.number ? ` #${ev.number}` : ""} in progress when the server stopped was cancelled; every stack is back to where it was when it began.`, "warn");
+      log(state, t("log.voided", { n: ev.number ?? "" }), "warn");
       if (hand && (!ev.hand_id || ev.hand_id === hand.hand_id)) state.hand = null;
       break;
     case "post_ante_due":
@@ -202,7 +253,7 @@ export function applyEvent(state, ev) {
       };
       state.postAnteDue = false;
       state.handsSeen += 1;
-      log(state, `New hand${ev.number ? ` #${ev.number}` : ""} · ${name(ev.button)} has the button.`, "hand");
+      log(state, t("log.new_hand", { n: ev.number ?? "", who: name(ev.button) }), "hand");
       break;
     }
     case "ante_posted":
@@ -215,7 +266,7 @@ export function applyEvent(state, ev) {
       if (hand) {
         roundEnded(hand, ev.pots);
         hand.street = ev.street;
-        log(state, STREETS[ev.street] || `Street ${ev.street}`, "street");
+        log(state, streetName(ev.street), "street");
       }
       break;
     case "card_dealt":
@@ -237,15 +288,14 @@ export function applyEvent(state, ev) {
       break;
     case "community_card_dealt":
       if (hand) hand.community = ev.card;
-      log(state, "Not enough cards: one community card is dealt face up in the middle.", "info");
+      log(state, t("log.community"), "info");
       break;
     case "burns_reshuffled":
-      log(state, "The burned cards and the stub are shuffled.", "info");
+      log(state, t("log.reshuffled"), "info");
       break;
     case "bring_in_due":
       if (hand) hand.bring_in_seat = ev.seat;
-      log(state, `${name(ev.seat)} has the lowest door card and must bring in.`, "info", ev.seat);
-      if (hand?.variant === "razz") state.log[state.log.length - 1].text = `${name(ev.seat)} has the highest door card and must bring in.`;
+      log(state, t(hand?.variant === "razz" ? "log.bring_in_due.razz" : "log.bring_in_due", { who: name(ev.seat) }), "info", ev.seat);
       break;
     case "brought_in":
     case "completed":
@@ -256,7 +306,7 @@ export function applyEvent(state, ev) {
         p.stack -= delta;
         p.wager = ev.amount;
         p.all_in = p.all_in || ev.all_in;
-        log(state, `${name(ev.seat)} ${WAGER_TO[ev.type]} ${chips(ev.amount)}${ev.all_in ? " (all-in)" : ""}`, "action", ev.seat);
+        log(state, t(WAGER_TO[ev.type] + (ev.all_in ? ".all_in" : ""), { who: name(ev.seat), amount: chips(ev.amount) }), "action", ev.seat);
       }
       break;
     case "called":
@@ -264,34 +314,35 @@ export function applyEvent(state, ev) {
         p.stack -= ev.amount;
         p.wager += ev.amount;
         p.all_in = p.all_in || ev.all_in;
-        log(state, `${name(ev.seat)} calls ${chips(ev.amount)}${ev.all_in ? " (all-in)" : ""}`, "action", ev.seat);
+        log(state, t(ev.all_in ? "log.calls.all_in" : "log.calls", { who: name(ev.seat), amount: chips(ev.amount) }), "action", ev.seat);
       }
       break;
     case "checked":
-      log(state, `${name(ev.seat)} checks`, "action", ev.seat);
+      acted(state, ev.seat, ev.type, "log.checks", { who: name(ev.seat) });
       break;
     case "folded":
       if (p) p.folded = true;
-      log(state, `${name(ev.seat)} folds`, "action", ev.seat);
+      acted(state, ev.seat, ev.type, "log.folds", { who: name(ev.seat) });
       break;
     case "timed_out": {
-      const what = { all_in: "is all-in for the chips in the pot (disconnect protection)", check: "checks", fold: "folds", muck: "mucks" }[ev.outcome] || ev.outcome;
       if (p && ev.outcome === "all_in") p.all_in = true;
-      log(state, `${name(ev.seat)} ran out of time and ${what}`, "warn", ev.seat);
+      // all-in protection has no action event of its own: said now; the others with theirs
+      if (ev.outcome === "all_in") log(state, t("log.timeout.all_in", { who: name(ev.seat) }), "warn", ev.seat);
+      else state.timedOut = { seat: ev.seat, outcome: ["check", "fold", "muck"].includes(ev.outcome) ? ev.outcome : "other" };
       break;
     }
     case "uncalled_bet_returned":
       if (p) {
         p.stack += ev.amount;
         p.wager -= ev.amount;
-        log(state, `${chips(ev.amount)} uncalled returned to ${name(ev.seat)}`, "info", ev.seat);
+        log(state, t("log.uncalled", { who: name(ev.seat), amount: chips(ev.amount) }), "info", ev.seat);
       }
       break;
     case "showdown_started":
       if (hand) {
         roundEnded(hand, ev.pots);
         hand.order = ev.order;
-        log(state, `Showdown: ${ev.order.map(name).join(", ")}`, "street");
+        log(state, t("log.showdown", { order: ev.order.map(name).join(", ") }), "street");
       }
       break;
     case "hand_shown":
@@ -306,14 +357,14 @@ export function applyEvent(state, ev) {
       break;
     case "hand_mucked":
       if (p) p.mucked = true;
-      log(state, `${name(ev.seat)} mucks`, "action", ev.seat);
+      acted(state, ev.seat, ev.type, "log.mucks", { who: name(ev.seat) });
       break;
     case "show_declined":
-      log(state, `${name(ev.seat)} does not show`, "action", ev.seat);
+      acted(state, ev.seat, ev.type, "log.no_show", { who: name(ev.seat) });
       break;
     case "rake_taken":
       if (hand) hand.rake = ev.amount;
-      if (ev.amount) log(state, `Rake ${chips(ev.amount)}`, "info");
+      if (ev.amount) log(state, t("log.rake", { amount: chips(ev.amount) }), "info");
       break;
     case "pot_awarded":
       if (hand) {
@@ -322,9 +373,9 @@ export function applyEvent(state, ev) {
           p.stack += ev.amount;
         }
         hand.awards.push({ pot: ev.pot, seat: ev.seat, amount: ev.amount, share: ev.share });
-        const which = hand.pots.length > 1 ? (ev.pot === 0 ? " from the main pot" : ` from side pot ${ev.pot}`) : "";
-        const half = ev.share === "high" ? " (high half)" : ev.share === "low" ? " (low half)" : "";
-        log(state, `${name(ev.seat)} wins ${chips(ev.amount)}${which}${half}`, "win", ev.seat);
+        const which = hand.pots.length > 1 ? (ev.pot === 0 ? "main" : "side") : "pot";
+        const half = ev.share === "high" || ev.share === "low" ? `.${ev.share}` : "";
+        log(state, t(`log.wins.${which}${half}`, { who: name(ev.seat), amount: chips(ev.amount), n: ev.pot }), "win", ev.seat);
       }
       break;
     case "hand_ended":
@@ -364,9 +415,10 @@ export function resultLines(state) {
   const multi = new Set(hand.awards.map((a) => a.pot)).size > 1;
   return hand.awards.map((a) => {
     const pl = hand.players[a.seat];
-    const pot = multi ? (a.pot === 0 ? "main pot" : `side pot ${a.pot}`) : "pot";
-    const share = a.share === "whole" ? "" : `, ${a.share}`;
+    const pot = multi ? (a.pot === 0 ? "main" : "side") : "pot";
+    const share = a.share === "high" || a.share === "low" ? `.${a.share}` : "";
     const named = a.share === "low" ? pl?.low : a.share === "high" ? pl?.high : pl?.high || pl?.low;
-    return { seat: a.seat, text: `${seatName(state, a.seat)} wins ${chips(a.amount)} (${pot}${share})`, hand: pl?.shown ? named : null };
+    const text = t(`result.${pot}${share}`, { who: seatName(state, a.seat), amount: chips(a.amount), n: a.pot });
+    return { seat: a.seat, text, hand: pl?.shown && named ? handName(named) : null };
   });
 }

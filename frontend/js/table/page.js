@@ -2,7 +2,8 @@
 
 import { get, me } from "../api.js";
 import { emailHand } from "../history.js";
-import { chips, clear, dialog, dollars, field, h, stakes, toast, toCents, VARIANTS } from "../dom.js";
+import { chips, clear, dialog, dollars, field, h, stakes, toast, toCents, variantName } from "../dom.js";
+import { t } from "../i18n.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
 import { checkReveal } from "../fairness.js";
@@ -10,6 +11,7 @@ import { applyEvent, applySnapshot, emptyState, isHost, myInfo, myLegal, mySeat,
 import { TableSocket } from "./socket.js";
 import { keyed, renderFelt } from "./view.js";
 
+const PHONE = window.matchMedia("(max-width: 700px)");
 const requestId = () => `r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 
 export function inviteLink(token) {
@@ -18,7 +20,7 @@ export function inviteLink(token) {
 
 export async function showInvite(token, name) {
   const link = inviteLink(token);
-  const input = h("input.invite-link", { type: "text", readonly: true, value: link, "aria-label": "Invite link" });
+  const input = h("input.invite-link", { type: "text", readonly: true, value: link, "aria-label": t("table.invite_link") });
   const copy = async () => {
     input.select();
     try {
@@ -26,13 +28,13 @@ export async function showInvite(token, name) {
     } catch {
       document.execCommand?.("copy");
     }
-    toast("Invite link copied");
+    toast(t("invite.copied"));
     return undefined;
   };
   await dialog(
-    `Invite players to ${name}`,
-    [h("p", "Anyone with this link can join (with the password, if you set one)."), input],
-    [{ label: "Copy link", action: copy }, { label: "Done", value: true, primary: true }],
+    t("invite.title", { name }),
+    [h("p", t("invite.anyone")), input],
+    [{ label: t("invite.copy"), action: copy }, { label: t("button.done"), value: true, primary: true }],
     { id: "invite-dialog" },
   );
 }
@@ -48,28 +50,28 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   const header = h("div.table-head");
   const results = h("div.results", { "aria-live": "polite" });
-  const felt = h("div.felt", { role: "region", "aria-label": "The table" }, h("div.rail"), h("div.center", h("div.center-info", { "aria-live": "polite" })));
+  const felt = h("div.felt", { role: "region", "aria-label": t("table.the_table") }, h("div.rail"), h("div.center", h("div.center-info", { "aria-live": "polite" })));
   // the winners are announced in the action bar, where nothing else is shown between hands
   // (in the middle of the felt the banner covered the lower seats' cards)
   const actionMain = h("div.action-main");
-  const actionBar = h("div.action-bar", { role: "region", "aria-label": "Your actions" }, results, actionMain);
+  const actionBar = h("div.action-bar", { role: "region", "aria-label": t("table.your_actions") }, results, actionMain);
   const announcer = h("div.sr-only", { "aria-live": "assertive", id: "turn-announcer" });
-  const logList = h("ol.log", { "aria-label": "Hand log" });
-  const chatList = h("ol.chat", { "aria-label": "Chat messages" });
-  const chatInput = h("input", { type: "text", maxlength: 200, placeholder: "Say something…", "aria-label": "Chat message", autocomplete: "off" });
+  const logList = h("ol.log", { "aria-label": t("table.log") });
+  const chatList = h("ol.chat", { "aria-label": t("table.chat_messages") });
+  const chatInput = h("input", { type: "text", maxlength: 200, placeholder: t("table.say"), "aria-label": t("table.chat_message"), autocomplete: "off" });
   const chatForm = h(
     "form.chat-form",
     { onsubmit: (ev) => (ev.preventDefault(), sendChat()) },
     chatInput,
-    h("button.btn.small", { type: "submit" }, "Send"),
+    h("button.btn.small", { type: "submit" }, t("button.send")),
   );
   const tabs = sideTabs([
-    { id: "log", label: "Hand log", panel: logList },
-    { id: "chat", label: "Chat", panel: h("div.chat-panel", chatList, chatForm) },
+    { id: "log", label: t("table.log"), panel: logList },
+    { id: "chat", label: t("table.chat"), panel: h("div.chat-panel", chatList, chatForm) },
   ]);
   const page = h(
     "section.table-page",
-    { "aria-label": "Table" },
+    { "aria-label": t("table.the_table") },
     header,
     h("div.table-main", h("div.felt-wrap", felt), h("aside.side-panel", tabs.el)),
     actionBar,
@@ -110,7 +112,11 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         return;
       }
       applyEvent(state, frame);
-      if (frame.type === "turn" && frame.seat === mySeat(state)) announce();
+      if (frame.type === "turn" && frame.seat === mySeat(state)) {
+        announce();
+        // on a phone the bar sits below the felt: bring it into view for the turn
+        if (PHONE.matches) requestAnimationFrame(() => actionBar.scrollIntoView({ block: "nearest" }));
+      }
       if (frame.type === "deal_revealed") checkDeal(state.commitment);
     }
     window.studDebug.v = state.v;
@@ -119,7 +125,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   async function checkDeal(c) {
     // everyone checks every hand: the reveal opens the commitment sent before the first card
-    c.verdict = c.commitment ? await checkReveal(c.commitment, c.reveal) : "the commitment was sent before you joined";
+    c.verdict = c.commitment ? await checkReveal(c.commitment, c.reveal) : { ok: false, text: t("fair.before_joined") };
     schedule();
   }
 
@@ -127,51 +133,51 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const legal = myLegal(state);
     if (!legal) return;
     const names = actionButtons(legal, state.hand.phase).map((b) => b.label).join(", ");
-    announcer.textContent = `Your turn: ${names}`;
+    announcer.textContent = t("table.your_turn_is", { actions: names });
   }
 
   function setStatus(s, detail) {
     status = s;
     page.dataset.connection = s;
-    if (s === "gone") toast(`Disconnected from the table: ${detail}`, "error", 8000);
+    if (s === "gone") toast(t("table.disconnected_because", { detail }), "error", 8000);
     schedule();
   }
 
   // -- header and player controls ------------------------------------------------------------
 
   function renderHeader() {
-    const t = state.table;
+    const table = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([t, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandId, state.observers, invite]);
+    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandId, state.observers, invite]);
     keyed(header, key, () => {
-      if (!t) return h("h1.table-title", "Connecting…");
-      const conn = { open: "Connected", connecting: "Connecting…", retrying: "Reconnecting…", gone: "Disconnected" }[status];
+      if (!table) return h("h1.table-title", t("conn.connecting"));
+      const conn = t(`conn.${status}`);
       const buttons = [];
       if (info && !state.closed) {
-        if (info.sitting_out) buttons.push(btn("Sit in", "sit-in", () => command({ type: "sit_in" })));
-        else buttons.push(btn("Sit out", "sit-out", () => command({ type: "sit_out" })));
-        if (state.postAnteDue) buttons.push(btn("Post ante (I'm in)", "post-ante", () => command({ type: "post_ante" }).then(() => (state.postAnteDue = false))));
+        if (info.sitting_out) buttons.push(btn(t("table.sit_in"), "sit-in", () => command({ type: "sit_in" })));
+        else buttons.push(btn(t("table.sit_out"), "sit-out", () => command({ type: "sit_out" })));
+        if (state.postAnteDue) buttons.push(btn(t("table.post_ante"), "post-ante", () => command({ type: "post_ante" }).then(() => (state.postAnteDue = false))));
         buttons.push(
-          h("label.toggle", h("input", { type: "checkbox", checked: info.auto_post, onchange: (ev) => command({ type: "auto_post", on: ev.target.checked }) }), " Auto-post ante"),
+          h("label.toggle", h("input", { type: "checkbox", checked: info.auto_post, onchange: (ev) => command({ type: "auto_post", on: ev.target.checked }) }), " ", t("table.auto_post")),
         );
-        buttons.push(btn("Top up", "top-up", topUp));
-        buttons.push(btn(info.leaving ? "Leaving after this hand" : "Leave seat", "leave", leave, info.leaving));
+        buttons.push(btn(t("table.top_up"), "top-up", topUp));
+        buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
       }
-      if (state.lastHandId) buttons.push(btn("Email me the last hand", "email-hand", () => emailLastHand(state.lastHandId)));
-      if (invite && host && !state.closed) buttons.push(btn("Invite link", "invite", () => showInvite(invite, t.name)));
-      if (host && !state.closed) buttons.push(btn("Host controls", "host", () => hostDialog(t, state, command)));
-      buttons.push(btn("Lobby", "lobby", () => onLeave()));
+      if (state.lastHandId) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandId)));
+      if (invite && host && !state.closed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
+      if (host && !state.closed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
+      buttons.push(btn(t("nav.lobby"), "lobby", () => onLeave()));
       return [
         h(
           "div.table-title-row",
-          h("h1.table-title", t.name),
-          h("span.chip-tag", VARIANTS[t.variant]),
-          h("span.chip-tag", stakes(t)),
-          t.ante ? h("span.chip-tag", `ante ${chips(t.ante)}`) : null,
-          t.private ? h("span.chip-tag.private", "private") : null,
-          t.paused ? h("span.chip-tag.warn", "paused") : null,
-          h("span.chip-tag.observers", { title: "People watching who are not seated" }, `${state.observers} watching`),
+          h("h1.table-title", table.name),
+          h("span.chip-tag", variantName(table.variant)),
+          h("span.chip-tag", stakes(table)),
+          table.ante ? h("span.chip-tag", t("table.ante_tag", { amount: chips(table.ante) })) : null,
+          table.private ? h("span.chip-tag.private", t("badge.private")) : null,
+          table.paused ? h("span.chip-tag.warn", t("badge.paused")) : null,
+          h("span.chip-tag.observers", { title: t("table.watching_title") }, t("table.watching", { n: state.observers })),
           h(`span.conn.conn-${status}`, { role: "status" }, conn),
         ),
         h("div.table-tools", buttons),
@@ -193,35 +199,35 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   }
 
   async function buyIn(seat) {
-    const t = state.table;
+    const table = state.table;
     const profile = await me().catch(() => null);
     const balance = profile ? profile.balance : 0;
-    const min = t.min_buy_in;
-    const max = t.max_buy_in;
-    const suggested = Math.min(balance, max ?? Infinity, Math.max(min, 20 * t.small_bet));
+    const min = table.min_buy_in;
+    const max = table.max_buy_in;
+    const suggested = Math.min(balance, max ?? Infinity, Math.max(min, 20 * table.small_bet));
     const amount = h("input", { type: "text", inputmode: "decimal", name: "amount", value: dollars(Math.max(min, suggested)), autocomplete: "off" });
     const facts = h(
       "dl.facts",
-      h("dt", "Minimum"), h("dd.min-buy-in", `${chips(min)} (10 small bets)`),
-      h("dt", "Maximum"), h("dd", max ? chips(max) : "no maximum"),
-      h("dt", "Your balance"), h("dd.balance", chips(balance)),
+      h("dt", t("buy.minimum")), h("dd.min-buy-in", t("buy.minimum_is", { amount: chips(min) })),
+      h("dt", t("buy.maximum")), h("dd", max ? chips(max) : t("buy.no_maximum")),
+      h("dt", t("buy.balance")), h("dd.balance", chips(balance)),
     );
     await dialog(
-      `Buy in at seat ${seat + 1}`,
-      [facts, field("Buy-in ($)", amount)],
+      t("buy.title", { n: seat + 1 }),
+      [facts, field(t("buy.amount"), amount)],
       [
-        { label: "Cancel", value: null },
+        { label: t("button.cancel"), value: null },
         {
-          label: "Take the seat",
+          label: t("buy.take_seat"),
           primary: true,
           action: async () => {
             const cents = toCents(amount.value);
-            if (!Number.isFinite(cents) || cents <= 0) throw new Error("enter an amount in dollars, like 20 or 20.50");
-            if (cents < min) throw new Error(`the minimum buy-in here is ${chips(min)}`);
-            if (max && cents > max) throw new Error(`the maximum buy-in here is ${chips(max)}`);
-            if (cents > balance) throw new Error(`your balance is ${chips(balance)}`);
+            if (!Number.isFinite(cents) || cents <= 0) throw new Error(t("buy.enter_amount", { example: dollars(2050) }));
+            if (cents < min) throw new Error(t("buy.below_min", { amount: chips(min) }));
+            if (max && cents > max) throw new Error(t("buy.above_max", { amount: chips(max) }));
+            if (cents > balance) throw new Error(t("buy.over_balance", { amount: chips(balance) }));
             await socket.request({ type: "sit", seat, amount: cents, request_id: requestId() });
-            toast(`Seated with ${chips(cents)}`);
+            toast(t("buy.seated", { amount: chips(cents) }));
             return true;
           },
         },
@@ -234,18 +240,18 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const profile = await me().catch(() => null);
     const amount = h("input", { type: "text", inputmode: "decimal", value: dollars(state.table.min_buy_in), autocomplete: "off" });
     await dialog(
-      "Top up",
-      [h("p", `Your balance: ${chips(profile?.balance ?? 0)}. During a hand the chips arrive when it ends.`), field("Add ($)", amount)],
+      t("table.top_up"),
+      [h("p", t("topup.text", { amount: chips(profile?.balance ?? 0) })), field(t("topup.add"), amount)],
       [
-        { label: "Cancel", value: null },
+        { label: t("button.cancel"), value: null },
         {
-          label: "Top up",
+          label: t("table.top_up"),
           primary: true,
           action: async () => {
             const cents = toCents(amount.value);
-            if (!Number.isFinite(cents) || cents <= 0) throw new Error("enter an amount in dollars");
+            if (!Number.isFinite(cents) || cents <= 0) throw new Error(t("topup.enter_amount"));
             const r = await socket.request({ type: "top_up", amount: cents, request_id: requestId() });
-            toast(r.queued ? `${chips(cents)} will be added after this hand` : `Added ${chips(cents)}`);
+            toast(t(r.queued ? "topup.queued" : "topup.added", { amount: chips(cents) }));
             return true;
           },
         },
@@ -257,15 +263,15 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   async function emailLastHand(handId) {
     try {
       const r = await emailHand(handId);
-      toast(`Hand ${handId}: email request #${r.id} ${r.status} (see My hands)`);
+      toast(t("mail.requested_hand", { hand: handId, id: r.id, status: t(`mail.status.${r.status}`) }));
     } catch (err) {
-      toast(err.status === 403 && err.code === "email_not_verified" ? "Verify your email address first (My hands)" : err.message, "error", 6000);
+      toast(err.status === 403 && err.code === "email_not_verified" ? t("mail.verify_first") : err.message, "error", 6000);
     }
   }
 
   async function leave() {
     const r = await command({ type: "leave" });
-    toast(r.left ? `You left the seat with ${chips(r.amount)}` : "You will leave when this hand ends");
+    toast(r.left ? t("table.left_with", { amount: chips(r.amount) }) : t("table.leave_after"));
   }
 
   async function sendChat() {
@@ -288,17 +294,17 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused]);
     actionBar.dataset.turn = legal ? String(hand.turn_id) : "";
     keyed(actionMain, key, () => {
-      if (state.closed) return h("p.waiting", "This table is closed.");
-      if (seat === null) return h("p.waiting", "You are watching. Pick an empty seat to play.");
+      if (state.closed) return h("p.waiting", t("table.closed"));
+      if (seat === null) return h("p.waiting", t("table.watching_you"));
       if (legal) {
         const buttons = actionButtons(legal, hand.phase).map((b) => buttonNode(b, act));
         if (pending) buttons.forEach((b) => (b.disabled = true));
-        const prompt = hand.phase === "betting" ? "Your turn" : hand.phase === "uncontested" ? "You win: show your hand?" : "Show or muck?";
-        return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": "seconds left" })), h("div.buttons", buttons)];
+        const prompt = hand.phase === "betting" ? t("table.your_turn") : hand.phase === "uncontested" ? t("table.show_uncontested") : t("table.show_or_muck");
+        return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": t("table.seconds_left") })), h("div.buttons", buttons)];
       }
-      if (hand && !hand.over && hand.to_act !== null) return h("p.waiting", `Waiting for ${seatName(state, hand.to_act)}… `, h("span.countdown", { role: "timer" }));
-      if (hand && hand.over) return h("p.waiting", state.table?.paused ? "Paused by the host" : "Next hand soon…");
-      return h("p.waiting", "Waiting for the next hand…");
+      if (hand && !hand.over && hand.to_act !== null) return h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
+      if (hand && hand.over) return h("p.waiting", state.table?.paused ? t("table.paused") : t("table.next_soon"));
+      return h("p.waiting", t("table.waiting_next"));
     });
   }
 
@@ -348,15 +354,19 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     );
   }
 
-  let logShown = 0;
+  let logShown = 0; // the number (`n`) of the last line drawn
+  let logDrawn = -1; // the log's reset count when drawn: a snapshot redraws it whole
   let chatShown = 0;
   function renderLog() {
-    if (state.log.length < logShown) logShown = 0;
-    if (logList.childElementCount === 0) logShown = 0;
-    for (const entry of state.log.slice(logShown)) {
-      logList.append(h(`li.log-${entry.kind}`, entry.text));
+    if (logDrawn !== state.logReset) {
+      logList.replaceChildren();
+      logShown = 0;
+      logDrawn = state.logReset;
     }
-    logShown = state.log.length;
+    for (const entry of state.log) {
+      if (entry.n > logShown) logList.append(h(`li.log-${entry.kind}`, entry.text));
+    }
+    logShown = state.logSeq;
     while (logList.childElementCount > 200) logList.firstElementChild.remove();
     logList.scrollTop = logList.scrollHeight;
     for (const line of state.chat.slice(chatShown)) {
@@ -374,7 +384,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const frac = left === null ? 0 : left / (hand.timer_ms || 10000);
     for (const bar of felt.querySelectorAll(".timer-bar")) bar.style.setProperty("--left", String(frac));
     for (const c of actionBar.querySelectorAll(".countdown")) {
-      const secs = left === null ? "" : `${Math.ceil(left / 1000)}s`;
+      const secs = left === null ? "" : t("table.seconds", { n: Math.ceil(left / 1000) });
       if (c.textContent !== secs) c.textContent = secs;
       c.classList.toggle("urgent", left !== null && left < 4000);
     }
@@ -389,7 +399,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     state.seats = found.seats;
     invite = found.invite || null; // only the host gets it
   } catch (err) {
-    clear(root, h("section.panel", h("h1", "Table not found"), h("p", err.status === 404 ? "This table does not exist, is closed, or needs an invite link." : err.message), h("a.btn", { href: "/lobby", "data-link": "" }, "Back to the lobby")));
+    clear(root, h("section.panel", h("h1", t("table.not_found")), h("p", err.status === 404 ? t("table.not_found_text") : err.message), h("a.btn", { href: "/lobby", "data-link": "" }, t("nav.back_lobby"))));
     return () => {};
   }
   socket = new TableSocket(tableId, {
@@ -412,7 +422,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 }
 
 function sideTabs(items) {
-  const list = h("div.tabs", { role: "tablist", "aria-label": "Log and chat" });
+  const list = h("div.tabs", { role: "tablist", "aria-label": t("table.log_and_chat") });
   const panels = [];
   const tabsEls = {};
   const select = (id) => {

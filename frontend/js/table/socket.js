@@ -1,6 +1,9 @@
 // One WebSocket to one table that reconnects by itself and catches up from the last event
 // it saw (`?last_v=&epoch=`): the server answers with what was missed, or a snapshot.
 
+import { errorText } from "../api.js";
+import { t } from "../i18n.js";
+
 const NO_RETRY = new Set([4001, 4004, 1008]); // logged out, no such table, policy
 const PING_EVERY = 15000;
 const PING_TIMEOUT = 8000;
@@ -45,10 +48,10 @@ export class TableSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       this.stopPings();
-      this.failPending("the connection dropped");
+      this.failPending(t("error.dropped"));
       if (this.stopped) return;
       if (NO_RETRY.has(ev.code)) {
-        this.onStatus("gone", ev.reason || "closed");
+        this.onStatus("gone", ev.reason || t("error.closed"));
         return;
       }
       this.scheduleRetry();
@@ -75,7 +78,7 @@ export class TableSocket {
       if (waiter) {
         this.pending.delete(frame.ref);
         if (frame.type === "ok") waiter.resolve(frame.result);
-        else waiter.reject(Object.assign(new Error(frame.message), { code: frame.code }));
+        else waiter.reject(Object.assign(new Error(errorText(frame.code, frame.message)), { code: frame.code }));
       } else if (frame.type === "error") {
         this.onFrame(frame);
       }
@@ -88,12 +91,12 @@ export class TableSocket {
   request(msg, timeoutMs = 10000) {
     return new Promise((resolve, reject) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-        reject(Object.assign(new Error("not connected: reconnecting…"), { code: "offline" }));
+        reject(Object.assign(new Error(t("error.reconnecting")), { code: "offline" }));
         return;
       }
       const ref = `c${++this.refs}`;
       const timer = setTimeout(() => {
-        if (this.pending.delete(ref)) reject(Object.assign(new Error("no answer from the server"), { code: "timeout" }));
+        if (this.pending.delete(ref)) reject(Object.assign(new Error(t("error.no_answer")), { code: "timeout" }));
       }, timeoutMs);
       this.pending.set(ref, {
         resolve: (x) => (clearTimeout(timer), resolve(x)),
@@ -132,7 +135,7 @@ export class TableSocket {
     if (!ws) return;
     this.ws = null;
     this.stopPings();
-    this.failPending("the connection dropped");
+    this.failPending(t("error.dropped"));
     try {
       ws.close();
     } catch {

@@ -2,8 +2,9 @@
 // Each part is redrawn only when what it shows changed (keyboard focus survives updates).
 
 import { card, cardBack, studCards } from "../cards.js";
-import { chips, h, VARIANTS } from "../dom.js";
-import { displayPots, mySeat, STREETS, seatName } from "./model.js";
+import { chips, h, variantName } from "../dom.js";
+import { handName, t } from "../i18n.js";
+import { displayPots, mySeat, seatName, streetName } from "./model.js";
 
 /** Replace `el`'s children with `build()` only when `key` differs from last time. */
 export function keyed(el, key, build) {
@@ -13,21 +14,9 @@ export function keyed(el, key, build) {
   return true;
 }
 
-/** Seat positions around the oval: the viewer at the bottom, then clockwise. On a portrait
- * (phone) felt the others stand in two columns along the rails, with one at the top when their
- * number is odd: around a narrow oval they would cover each other. */
-export function place(seat, anchor, n, portrait = false) {
+/** Seat positions around the oval: the viewer at the bottom, then clockwise. */
+export function place(seat, anchor, n) {
   const i = (seat - anchor + n) % n;
-  if (portrait && n > 2 && i > 0) {
-    const others = n - 1;
-    const top = others % 2 === 1;
-    const k = Math.floor(others / 2); // seats in each column
-    const row = (j) => (k > 1 ? 0.38 - (j * 1.12) / (k - 1) : -0.15); // from low to high
-    if (top && i === k + 1) return { x: 0, y: -1.05, i };
-    if (i <= k) return { x: -1, y: row(i - 1), i };
-    const j = i - k - (top ? 2 : 1); // the right column, from the top down
-    return { x: 1, y: row(k - 1 - j), i };
-  }
   const step = (2 * Math.PI) / n;
   // the viewer's seat (bottom) gets a wider gap on each side for its larger cards; the
   // others share the rest of the oval evenly
@@ -36,16 +25,36 @@ export function place(seat, anchor, n, portrait = false) {
   return { x: Math.cos(angle), y: Math.sin(angle), i };
 }
 
+/** On a portrait (phone) felt there is no room around an oval: three columns. The others
+ * stand in the side columns, top-aligned in rows (one more at the top of the middle column
+ * when their number is odd); the pots sit in the middle and the viewer at the bottom of it.
+ * Each seat carries its own bet below its plate, so nothing reaches into another column.
+ * `{col: -1|0|1, top: % from the felt's top, bottom: true for the viewer}`. */
+export function placePortrait(seat, anchor, n) {
+  const i = (seat - anchor + n) % n;
+  if (i === 0) return { col: 0, top: 98, bottom: true, i };
+  const others = n - 1;
+  const atTop = others % 2 === 1;
+  const k = Math.floor(others / 2); // seats in each side column
+  const row = (j) => (k > 1 ? 1 + (j * 50) / (k - 1) : 24); // the rows' tops, from the top down
+  if (atTop && i === k + 1) return { col: 0, top: 1, bottom: false, i };
+  if (i <= k) return { col: -1, top: row(k - i), bottom: false, i }; // clockwise: up the left
+  const j = i - k - (atTop ? 2 : 1);
+  return { col: 1, top: row(j), bottom: false, i }; // and down the right
+}
+
 function seatView(state, seat, ctx) {
   const info = state.seats.find((s) => s.seat === seat);
   const hand = state.hand;
   const p = hand ? hand.players[seat] : null;
   const me = ctx.me === seat;
-  if (!info && !p) {
-    if (ctx.me !== null || state.closed) return { key: "empty", node: () => h("div.seat-empty", { "aria-label": `Seat ${seat + 1}, empty` }, `Seat ${seat + 1}`) };
+  // a player who left is gone from the felt once out of the hand (folded, mucked, or it ended)
+  if (!info && (!p || p.folded || p.mucked || hand.over)) {
+    const label = t("seat.number", { n: seat + 1 });
+    if (ctx.me !== null || state.closed) return { key: `empty/${label}`, node: () => h("div.seat-empty", { "aria-label": t("seat.empty", { n: seat + 1 }) }, label) };
     return {
-      key: "sit",
-      node: () => h("button.btn.sit-here", { type: "button", dataset: { seat }, "aria-label": `Sit in seat ${seat + 1}`, onclick: () => ctx.onSit(seat) }, `Sit here`, h("small", `Seat ${seat + 1}`)),
+      key: `sit/${label}`,
+      node: () => h("button.btn.sit-here", { type: "button", dataset: { seat }, "aria-label": t("seat.sit_in", { n: seat + 1 }), onclick: () => ctx.onSit(seat) }, t("seat.sit_here"), h("small", label)),
     };
   }
   const name = info ? info.name : seatName(state, seat);
@@ -53,36 +62,38 @@ function seatView(state, seat, ctx) {
   const acting = hand && !hand.over && hand.to_act === seat;
   const winner = p && p.won > 0;
   const flags = [];
-  if (hand && hand.button === seat) flags.push(h("span.dealer", { title: "Dealer button", "aria-label": "dealer button" }, "D"));
-  if (info?.bot) flags.push(h("span.badge", "bot"));
-  if (state.table?.host_user_id && info?.user_id === state.table.host_user_id) flags.push(h("span.badge.host", "host"));
+  if (hand && hand.button === seat) flags.push(h("span.dealer", { title: t("seat.dealer"), "aria-label": t("seat.dealer") }, t("seat.dealer_sign")));
+  if (info?.bot && !/^bot\b/i.test(name)) flags.push(h("span.badge", t("badge.bot")));
+  if (state.table?.host_user_id && info?.user_id === state.table.host_user_id) flags.push(h("span.badge.host", t("badge.host")));
   const status = [];
-  if (info?.sitting_out) status.push("sitting out");
-  if (info?.leaving) status.push("leaving");
-  if (p?.all_in && !p.folded) status.push("all-in");
-  if (p?.folded) status.push("folded");
-  if (p?.mucked) status.push("mucked");
+  if (info?.sitting_out) status.push(t("status.sitting_out"));
+  if (info?.leaving) status.push(t("status.leaving"));
+  if (p?.all_in && !p.folded) status.push(t("status.all_in"));
+  if (p?.folded) status.push(t("status.folded"));
+  if (p?.mucked) status.push(t("status.mucked"));
   const cards = p && !p.folded && !(p.mucked && !me) ? studCards(p.up, p.down, p.down_count, { shown: p.shown || false, small: !me }) : [];
   if (p && p.folded && me && p.down) cards.push(...studCards(p.up, p.down, p.down_count, { small: false }));
-  const named = p && (p.high || p.low) ? [p.high, p.low].filter(Boolean) : [];
-  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded]);
+  const named = p && (p.high || p.low) ? [p.high, p.low].filter(Boolean).map(handName) : [];
+  const bet = ctx.portrait ? wagerOf(state, seat) : 0; // a phone's seat carries its bet
+  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded, bet]);
   return {
     key,
     node: () => {
-      const label = `${me ? "You, " : ""}${name}, seat ${seat + 1}, ${chips(stack)}${status.length ? ", " + status.join(", ") : ""}${acting ? ", to act" : ""}`;
+      const label = [me ? t("seat.you") : null, name, t("seat.number", { n: seat + 1 }), chips(stack), ...status, acting ? t("seat.to_act") : null].filter(Boolean).join(", ");
       return h(
         `div.seat-box${acting ? ".acting" : ""}${me ? ".mine" : ""}${p?.folded ? ".folded" : ""}${winner ? ".winner" : ""}${info?.sitting_out ? ".out" : ""}`,
         { role: "group", "aria-label": label, dataset: { seat, name } },
-        h("div.hole", { "aria-label": `${name}'s cards` }, cards),
+        h("div.hole", { "aria-label": t("seat.cards_of", { name }) }, cards),
         h(
           "div.plate",
-          h("div.plate-name", h("span.name", name), ...flags),
-          h("div.plate-stack", chips(stack)),
+          h("div.plate-name", h("span.name", { title: name }, name), ...flags),
+          // the winnings sit by the stack, on the plate: never over the winner's cards
+          h("div.plate-stack", chips(stack), winner ? h("span.won", t("seat.won", { amount: chips(p.won) })) : null),
           status.length ? h("div.plate-status", status.join(" · ")) : null,
           acting ? h("div.timer", { "aria-hidden": "true" }, h("div.timer-bar")) : null,
         ),
-        named.length ? h("div.made", named.map((t) => h("span", t))) : null,
-        winner ? h("div.won", `+${chips(p.won)}`) : null,
+        named.length ? h("div.made", named.map((text) => h("span", text))) : null,
+        bet ? h("div.seat-bet", betChips(state, seat)) : null,
       );
     },
   };
@@ -94,22 +105,30 @@ export function renderFelt(felt, state, ctx) {
   ctx.me = me;
   const anchor = me ?? 0;
   const portrait = felt.clientWidth > 0 && felt.clientWidth < felt.clientHeight;
+  ctx.portrait = portrait;
   const layout = `${n}/${anchor}/${portrait}`;
   if (felt.dataset.layout !== layout) {
     felt.dataset.layout = layout;
     felt.dataset.n = String(n);
     felt.dataset.anchor = String(anchor);
+    felt.classList.toggle("portrait", portrait);
     felt.querySelectorAll(".seat, .bet").forEach((el) => el.remove());
     for (let seat = 0; seat < n; seat++) {
-      const pos = place(seat, anchor, n, portrait);
       const seatEl = h("div.seat", { dataset: { seat } });
+      if (portrait) {
+        const pos = placePortrait(seat, anchor, n);
+        seatEl.classList.add(pos.col < 0 ? "col-left" : pos.col > 0 ? "col-right" : "col-mid", pos.bottom ? "at-bottom" : "at-top");
+        seatEl.style.setProperty("--y", `${pos.top}%`);
+        felt.append(seatEl);
+        continue;
+      }
+      const pos = place(seat, anchor, n);
       // a seat near the left or right rail grows inwards (its cards never leave the felt)
       seatEl.style.setProperty("--x", `${50 + pos.x * 47}%`);
       seatEl.style.setProperty("--y", `${50 + pos.y * 41}%`);
       seatEl.style.setProperty("--ax", `${(-50 - pos.x * 50).toFixed(1)}%`);
-      const edge = portrait ? 0.3 : 0.75; // only seats near the top and bottom rails are nudged
-      if (pos.y > edge) seatEl.classList.add("lower");
-      if (pos.y < -edge) seatEl.classList.add("upper");
+      if (pos.y > 0.75) seatEl.classList.add("lower"); // only seats near the top and bottom rails are nudged
+      if (pos.y < -0.75) seatEl.classList.add("upper");
       if (Math.abs(pos.x) > 0.45) seatEl.classList.add(pos.x < 0 ? "side-left" : "side-right");
       const betEl = h("div.bet", { dataset: { seat } });
       betEl.style.setProperty("--x", `${50 + pos.x * 26}%`);
@@ -124,12 +143,21 @@ export function renderFelt(felt, state, ctx) {
     const seat = +seatEl.dataset.seat;
     const view = seatView(state, seat, ctx);
     keyed(seatEl, view.key, view.node);
-    const p = state.hand?.players[seat];
     const bet = felt.querySelector(`.bet[data-seat="${seat}"]`);
-    const wager = p && !state.hand.over ? p.wager : 0;
-    keyed(bet, String(wager), () => (wager ? h("div.chipstack", { "aria-label": `${seatName(state, seat)} bets ${chips(wager)}` }, h("span.chip", { "aria-hidden": "true" }), chips(wager)) : null));
+    if (bet) keyed(bet, String(wagerOf(state, seat)), () => betChips(state, seat));
   }
   renderCenter(felt.querySelector(".center-info"), state);
+}
+
+function wagerOf(state, seat) {
+  const p = state.hand?.players[seat];
+  return p && !state.hand.over ? p.wager : 0;
+}
+
+function betChips(state, seat) {
+  const wager = wagerOf(state, seat);
+  if (!wager) return null;
+  return h("div.chipstack", { "aria-label": t("seat.bets", { name: seatName(state, seat), amount: chips(wager) }) }, h("span.chip", { "aria-hidden": "true" }), chips(wager));
 }
 
 function renderCenter(el, state) {
@@ -140,29 +168,31 @@ function renderCenter(el, state) {
   keyed(el, key, () => {
     const parts = [];
     const variant = hand?.variant || table?.variant;
-    parts.push(h("div.center-variant", VARIANTS[variant] || ""));
-    if (hand?.number) parts.push(h("div.hand-number", { title: `Hand #${hand.number}` }, `Hand #${hand.number}`));
-    if (state.closed) parts.push(h("div.street", "Table closed"));
-    else if (!hand) parts.push(h("div.street", table?.paused ? "Paused by the host" : "Waiting for players…"));
-    else if (hand.over) parts.push(h("div.street", "Hand over"));
-    else if (hand.phase !== "betting") parts.push(h("div.street", "Showdown"));
-    else parts.push(h("div.street", STREETS[hand.street] || "Dealing…"));
+    parts.push(h("div.center-variant", variantName(variant)));
+    if (hand?.number) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.number", { n: hand.number })));
+    if (state.closed) parts.push(h("div.street", t("center.closed")));
+    else if (!hand) parts.push(h("div.street", table?.paused ? t("table.paused") : t("center.waiting")));
+    else if (hand.over) parts.push(h("div.street", t("center.over")));
+    else if (hand.phase === "uncontested") parts.push(h("div.street", t("center.uncontested")));
+    else if (hand.phase !== "betting") parts.push(h("div.street", t("center.showdown")));
+    else parts.push(h("div.street", streetName(hand.street)));
     if (pots.length) {
       parts.push(
         h(
           "div.pots",
-          { "aria-label": "Pots" },
-          pots.map((pot, i) => h(`div.pot${i ? ".pot-side" : ""}`, h("span.pot-label", i === 0 ? (pots.length > 1 ? "Main pot" : "Pot") : `Side pot ${i}`), h("span.pot-amount", chips(pot.amount)))),
+          { "aria-label": t("center.pots") },
+          pots.map((pot, i) => h(`div.pot${i ? ".pot-side" : ""}`, h("span.pot-label", i === 0 ? (pots.length > 1 ? t("pot.main") : t("pot.pot")) : t("pot.side", { n: i })), h("span.pot-amount", chips(pot.amount)))),
         ),
       );
     }
     if (hand?.commitment) {
       const opened = state.commitment?.hand_id === hand.hand_id ? state.commitment.verdict : null;
-      parts.push(h("div.commitment", { title: `SHA-256 over the 52 per-card leaves, announced before the first card: ${hand.commitment}${opened ? `\nAfter the hand: ${opened}` : ""}` }, "Deal committed · ", h("code", hand.commitment.slice(0, 12) + "…"), opened ? ` · ${opened.startsWith("verified") ? "verified ✓" : opened}` : ""));
+      const title = t("fair.commitment_title", { commitment: hand.commitment }) + (opened ? `\n${t("fair.after_hand", { verdict: opened.text })}` : "");
+      parts.push(h("div.commitment", { title }, t("fair.committed"), " · ", h("code", hand.commitment.slice(0, 12) + "…"), opened ? ` · ${opened.ok ? t("fair.verified_short") : opened.text}` : ""));
     }
-    if (hand?.community) parts.push(h("div.community", h("span", "Community card"), card(hand.community)));
-    if (table?.closing && !state.closed) parts.push(h("div.note", "Closing after this hand"));
-    if (table?.paused && hand) parts.push(h("div.note", "Paused after this hand"));
+    if (hand?.community) parts.push(h("div.community", h("span", t("center.community")), card(hand.community)));
+    if (table?.closing && !state.closed) parts.push(h("div.note", t("center.closing")));
+    if (table?.paused && hand) parts.push(h("div.note", t("center.paused_after")));
     return parts;
   });
 }

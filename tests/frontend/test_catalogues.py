@@ -1,0 +1,53 @@
+"""One catalogue per language (issue 16): every language has every key English has, with the
+same {places}, and every key the client's code asks for exists; the same for the emails."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from app.mail.texts import TEXTS
+
+FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+LANGUAGES = ("en", "nl", "de")
+PLACE = re.compile(r"\{(\w+)\}")
+
+
+def catalogue(code: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((FRONTEND / "i18n" / f"{code}.json").read_text("utf-8"))
+    return data
+
+
+@pytest.mark.parametrize("code", ["nl", "de"])
+def test_each_catalogue_has_every_english_key_with_the_same_places(code: str) -> None:
+    english, other = catalogue("en"), catalogue(code)
+    assert sorted(set(english) - set(other)) == [], f"{code} lacks these keys"
+    assert sorted(set(other) - set(english)) == [], f"{code} has keys English does not"
+    for key, text in english.items():
+        assert other[key].strip(), f"{code}: {key} is empty"
+        assert set(PLACE.findall(other[key])) == set(PLACE.findall(text)), (code, key)
+
+
+def test_every_key_the_client_asks_for_is_in_the_catalogue() -> None:
+    english = catalogue("en")
+    asked: set[str] = set()
+    for path in (FRONTEND / "js").rglob("*.js"):
+        asked |= set(re.findall(r'\bt\("([a-z0-9_.]+)"', path.read_text("utf-8")))
+    assert len(asked) > 200
+    assert sorted(asked - set(english)) == []
+
+
+def test_amounts_have_one_rule_per_language() -> None:
+    rules = {code: (catalogue(code)["money"], catalogue(code)["num.decimal"]) for code in LANGUAGES}
+    assert rules == {"en": ("${amount}", "."), "nl": ("$ {amount}", ","), "de": ("{amount} $", ",")}
+
+
+@pytest.mark.parametrize("code", ["nl", "de"])
+def test_each_mail_catalogue_has_every_english_text(code: str) -> None:
+    english, other = TEXTS["en"], TEXTS[code]
+    assert set(other) == set(english)
+    for key, text in english.items():
+        assert set(PLACE.findall(other[key])) == set(PLACE.findall(text)), (code, key)
