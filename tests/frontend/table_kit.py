@@ -87,7 +87,7 @@ def seat_bots(player: Player, count: int) -> list[str]:
 MY_TURN_JS = """([seat, last]) => {
   const h = window.studDebug?.state?.hand;
   if (!h) return null;
-  if (h.over) return {over: true, hand_id: h.hand_id};
+  if (h.over) return {over: true, hand_id: h.hand_id, number: h.number};
   if (h.to_act === seat && h.turn_id !== last && h.legal && h.legal.seat === seat)
     return {hand_id: h.hand_id, turn_id: h.turn_id, street: h.street, phase: h.phase,
             legal: h.legal};

@@ -94,8 +94,8 @@ def play_out(me: Player) -> str:
     for _ in range(40):
         turn = my_turn(me, last)
         if turn.get("over"):
-            hand_id: str = turn["hand_id"]
-            return hand_id
+            number: str = turn["number"]  # hands are found by their number
+            return number
         last = turn["turn_id"]
         bar = me.page.locator(f'.action-bar[data-turn="{last}"]')
         bar.locator(f'button.act[data-action="{easy(turn["legal"])}"]').first.click()
