@@ -1,5 +1,6 @@
-"""Dependencies shared by the HTTP and WebSocket routes: the database, settings, and who is
-logged in.
+"""Dependencies shared by the HTTP and WebSocket routes: the database, the settings, the
+table services, and who is logged in. Everything comes from `app.state`, set up once by
+`app.main` (settings) and the lifespan (database, table services).
 
 The session token travels as `Authorization: Bearer <token>`, as the HttpOnly session cookie,
 or, for WebSockets only (a browser cannot set their headers), as the `token` query parameter.
@@ -14,6 +15,7 @@ from fastapi import Depends, WebSocketException, status
 from starlette.requests import HTTPConnection
 
 from app.api.errors import api_error
+from app.api.services import TableServices
 from app.config import Settings
 from app.store import accounts
 from app.store.db import Database
@@ -91,8 +93,46 @@ async def current_user(auth: Annotated[Authenticated, Depends(current_auth)]) ->
     return auth.user
 
 
+def get_services(conn: HTTPConnection) -> TableServices:
+    services: TableServices | None = getattr(conn.app.state, "table_services", None)
+    if services is None:
+        raise api_error(503, "unavailable", "the table server is not running")
+    return services
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who is at a table: the logged-in user's id and name."""
+
+    user_id: int
+    name: str
+
+
+async def authenticate(conn: HTTPConnection, services: TableServices) -> Player | None:
+    """The logged-in player, or None: for a WebSocket, which answers with a close code."""
+    token = session_token(conn, get_settings(conn))
+    if token is None:
+        return None
+    async with services.db.session() as session:
+        found = await accounts.session_user(session, token)
+    return None if found is None else Player(found[0].id, found[0].name)
+
+
+async def optional_player(
+    auth: Annotated[Authenticated | None, Depends(optional_auth)],
+) -> Player | None:
+    return None if auth is None else Player(auth.user.id, auth.user.name)
+
+
+async def current_player(auth: Annotated[Authenticated, Depends(current_auth)]) -> Player:
+    return Player(auth.user.id, auth.user.name)
+
+
 DB = Annotated[Database, Depends(get_db)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 PasswordHashing = Annotated[Passwords, Depends(get_passwords)]
 CurrentAuth = Annotated[Authenticated, Depends(current_auth)]
 CurrentUser = Annotated[User, Depends(current_user)]
+Services = Annotated[TableServices, Depends(get_services)]
+CurrentPlayer = Annotated[Player, Depends(current_player)]
+OptionalPlayer = Annotated[Player | None, Depends(optional_player)]

@@ -1,166 +1,64 @@
 """The lobby: list public tables, create a table, join a private one by its invite, and the
 host's commands over HTTP (the same commands exist on the table's WebSocket).
 
-The table services (`TableServices`: the database, the `TableManager`, password hashing and
-allowed WebSocket origins) live on `app.state.table_services`, set up by
-`start_table_services` in the app's lifespan.
+The table services come from `app.state` through `app.api.deps`, like every other route's.
+Every refusal is `{"detail": {"code", "message"}}` (`app.api.errors`): not_authenticated
+(401), no_such_table (404, also for a private table you were not admitted to),
+bad_password and not_host (403), invalid_settings (422) and the table's own refusals (400).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.requests import HTTPConnection
 
-from app.collector import Collector
-from app.config import get_settings
-from app.fanout import BaseFanout
-from app.store import accounts
-from app.store.db import Database
-from app.store.passwords import Passwords
-from app.tables import Clock, LedgerTableStore, Table, TableError, TableManager, TableSettings
+from app.api.deps import (
+    CurrentPlayer,
+    OptionalPlayer,
+    Player,
+    Services,
+    authenticate,
+    get_services,
+)
+from app.api.errors import api_error, from_table
+from app.api.services import TableServices, start_table_services, stop_table_services
+from app.tables import Table, TableError, TableSettings
 from app.tables import messages as m
 
+# `app.api.ws` still imports these from here.
+__all__ = [
+    "Player",
+    "TableServices",
+    "authenticate",
+    "get_services",
+    "may_see",
+    "router",
+    "start_table_services",
+    "stop_table_services",
+]
 
-@dataclass
-class TableServices:
-    db: Database
-    fanout: BaseFanout
-    manager: TableManager
-    passwords: Passwords
-    allowed_origins: frozenset[str] = field(default_factory=frozenset)
-    collector: Collector | None = None
-
-
-async def start_table_services(
-    app: FastAPI,
-    *,
-    db: Database,
-    fanout: BaseFanout,
-    clock: Clock | None = None,
-    passwords: Passwords | None = None,
-    allowed_origins: frozenset[str] = frozenset(),
-    manager: TableManager | None = None,
-    freeze_gc: bool = True,
-) -> TableServices:
-    """Make the table manager, restore the open tables from the database, publish it on
-    `app.state.table_services`. Then the garbage collector keeps to `app.collector`'s
-    schedule, so a full collection with thousands of sockets open no longer stalls every
-    table for a few hundred ms every few seconds."""
-    manager = manager or TableManager(LedgerTableStore(db), fanout, clock)
-    await manager.restore()
-    collector = None
-    if freeze_gc:
-        collector = Collector()
-        collector.start()
-    services = TableServices(
-        db,
-        fanout,
-        manager,
-        passwords or Passwords(time_cost=1, memory_kib=8192, parallelism=1),
-        allowed_origins,
-        collector,
-    )
-    app.state.table_services = services
-    return services
-
-
-async def stop_table_services(app: FastAPI) -> None:
-    services: TableServices | None = getattr(app.state, "table_services", None)
-    if services is not None:
-        await services.manager.stop()
-        if services.collector is not None:
-            await services.collector.stop()
-
-
-def get_services(conn: HTTPConnection) -> TableServices:
-    services: TableServices | None = getattr(conn.app.state, "table_services", None)
-    if services is None:
-        raise HTTPException(503, "the table server is not running")
-    return services
-
-
-@dataclass(frozen=True)
-class Player:
-    user_id: int
-    name: str
-
-
-def token_of(conn: HTTPConnection) -> str | None:
-    """The session token: `Authorization: Bearer`, the session cookie, or (WebSocket only,
-    where browsers cannot set headers) the `token` query parameter."""
-    auth = conn.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        return auth[7:].strip()
-    cookie = conn.cookies.get(get_settings().session_cookie_name)
-    if cookie:
-        return cookie
-    if conn.scope["type"] == "websocket":
-        return conn.query_params.get("token")
-    return None
-
-
-async def authenticate(conn: HTTPConnection, services: TableServices) -> Player | None:
-    token = token_of(conn)
-    if not token:
-        return None
-    async with services.db.session() as s:
-        found = await accounts.session_user(s, token)
-    return None if found is None else Player(found[0].id, found[0].name)
-
-
-async def current_player(
-    request: Request, services: Annotated[TableServices, Depends(get_services)]
-) -> Player:
-    player = await authenticate(request, services)
-    if player is None:
-        raise HTTPException(401, "log in first", headers={"WWW-Authenticate": "Bearer"})
-    return player
-
-
-Services = Annotated[TableServices, Depends(get_services)]
-CurrentPlayer = Annotated[Player, Depends(current_player)]
 router = APIRouter(prefix="/api/tables", tags=["tables"])
-
-
-class CreateTable(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Annotated[str, Field(min_length=1, max_length=64)]
-    variant: Literal["stud", "stud8", "razz"] = "stud"
-    small_bet: Annotated[int, Field(gt=0, le=10**9)]
-    big_bet: Annotated[int, Field(gt=0, le=2 * 10**9)] | None = None
-    ante: Annotated[int, Field(ge=0, le=10**9)] = 0
-    bring_in: Annotated[int, Field(gt=0, le=10**9)] | None = None
-    max_buy_in: Annotated[int, Field(gt=0)] | None = None
-    max_seats: Annotated[int, Field(ge=2, le=8)] = 8
-    action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
-    hand_pause_ms: Annotated[int, Field(ge=0, le=60_000)] = 3_000
-    rake_bps: Annotated[int, Field(ge=0, le=10_000)] = 0
-    rake_cap: Annotated[int, Field(ge=0)] = 0
-    rake_third_street: bool = False
-    timeout_action: Literal["all_in", "fold"] = "all_in"
-    showdown_first_when_checked: Literal["first_to_act", "lowest_seat"] = "first_to_act"
-    sit_out_limit: Annotated[int, Field(ge=0, le=1000)] = 3
-    bot_delay_ms: Annotated[int, Field(ge=0, le=60_000)] = 800
-    private: bool = False
-    password: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+MAX_PASSWORD = 128
 
 
 class JoinTable(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     invite: Annotated[str, Field(min_length=1, max_length=128)]
-    password: Annotated[str, Field(max_length=128)] | None = None
+    password: Annotated[str, Field(max_length=MAX_PASSWORD)] | None = None
 
 
-def refuse(exc: TableError, status: int = 400) -> HTTPException:
-    return HTTPException(status, {"code": exc.code, "message": exc.message})
+class HostCommand(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
+    changes: dict[str, Any] | None = None  # checked by `TableSettings.changed`
+    seat: Annotated[int, Field(ge=0, le=7)] | None = None
+    count: Annotated[int, Field(ge=1, le=7)] | None = None
 
 
 def may_see(table: Table, player: Player | None) -> bool:
+    """A public table is everyone's; a private one its host's and its admitted members'."""
     if not table.settings.private:
         return True
     return player is not None and (
@@ -171,8 +69,12 @@ def may_see(table: Table, player: Player | None) -> bool:
 def find_table(services: TableServices, table_id: int, player: Player | None) -> Table:
     table = services.manager.get(table_id)
     if table is None or not may_see(table, player):
-        raise HTTPException(404, "no such table")  # a private table is not confirmed
+        raise no_such_table()  # a private table is not confirmed
     return table
+
+
+def no_such_table() -> Exception:
+    return api_error(404, "no_such_table", "no such table")
 
 
 def hosted_line(table: Table) -> dict[str, Any]:
@@ -181,10 +83,14 @@ def hosted_line(table: Table) -> dict[str, Any]:
 
 
 @router.get("")
-async def list_tables(request: Request, services: Services, mine: bool = False) -> dict[str, Any]:
+async def list_tables(
+    services: Services, player: OptionalPlayer, mine: bool = False
+) -> dict[str, Any]:
     """The public tables; `?mine=1`: the tables you host (private ones too, with invites)."""
     if mine:
-        return await my_tables(services, await current_player(request, services))
+        if player is None:
+            raise api_error(401, "not_authenticated", "log in first")
+        return await my_tables(services, player)
     tables = sorted(services.manager.public_tables(), key=lambda t: t.id)
     return {"tables": [t.summary() for t in tables]}
 
@@ -196,17 +102,25 @@ async def my_tables(services: Services, player: CurrentPlayer) -> dict[str, Any]
 
 
 @router.post("", status_code=201)
-async def create_table(body: CreateTable, services: Services, player: CurrentPlayer) -> Any:
-    values = body.model_dump(exclude={"password"})
-    values["big_bet"] = values["big_bet"] or 2 * body.small_bet
-    values["bring_in"] = values["bring_in"] or max(1, body.small_bet // 2)
+async def create_table(
+    body: Annotated[dict[str, Any], Body(examples=[{"name": "Friday", "small_bet": 100}])],
+    services: Services,
+    player: CurrentPlayer,
+) -> Any:
+    """The fields of `TableSettings` (docs/protocol.md), and `password` for a private table."""
+    values = dict(body)
+    password = values.pop("password", None)
+    if password is not None and not (
+        isinstance(password, str) and 1 <= len(password) <= MAX_PASSWORD
+    ):
+        raise api_error(422, "invalid_settings", f"password: 1 to {MAX_PASSWORD} characters")
     try:
-        settings = TableSettings(**values)
+        settings = TableSettings.parse(values)
     except TableError as exc:
-        raise refuse(exc, 422) from None
+        raise from_table(exc, 422) from None
     password_hash = None
-    if body.password and body.private:
-        password_hash = await services.passwords.hash(body.password)
+    if password and settings.private:
+        password_hash = await services.passwords.hash(password)
     table = await services.manager.create(
         settings, host_user_id=player.user_id, password_hash=password_hash
     )
@@ -221,11 +135,11 @@ async def create_table(body: CreateTable, services: Services, player: CurrentPla
 async def join_table(body: JoinTable, services: Services, player: CurrentPlayer) -> Any:
     table = services.manager.by_invite(body.invite)
     if table is None:
-        raise HTTPException(404, "no such table")
+        raise no_such_table()
     if table.password_hash is not None and not await services.passwords.verify(
         table.password_hash, body.password or ""
     ):
-        raise HTTPException(403, {"code": "bad_password", "message": "wrong table password"})
+        raise api_error(403, "bad_password", "wrong table password")
     table.members.add(player.user_id)
     return {"table": table.summary(), "ws": f"/ws/tables/{table.id}"}
 
@@ -243,14 +157,6 @@ async def get_table(table_id: int, services: Services, player: CurrentPlayer) ->
     return answer
 
 
-class HostCommand(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
-    changes: dict[str, Any] | None = None
-    seat: Annotated[int, Field(ge=0, le=7)] | None = None
-    count: Annotated[int, Field(ge=1, le=7)] | None = None
-
-
 def host_message(user_id: int, body: HostCommand) -> m.Message:
     if body.command == "settings":
         return m.HostSettings(user_id, body.changes or {})
@@ -258,7 +164,7 @@ def host_message(user_id: int, body: HostCommand) -> m.Message:
         return m.HostPause(user_id, body.command == "pause")
     if body.command == "remove":
         if body.seat is None:
-            raise HTTPException(422, "name the seat to free")
+            raise api_error(422, "invalid_request", "name the seat to free")
         return m.HostRemove(user_id, body.seat)
     if body.command == "bots":
         return m.HostBots(user_id, body.count or 1)
@@ -273,5 +179,6 @@ async def host_command(
     try:
         result = await table.request(host_message(player.user_id, body))
     except TableError as exc:
-        raise refuse(exc, 403 if exc.code == "not_host" else 400) from None
+        status = {"not_host": 403, "invalid_settings": 422}.get(exc.code, 400)
+        raise from_table(exc, status) from None
     return {"result": result}
