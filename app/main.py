@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from app.api import accounts, history, lobby, static, ws
 from app.api import mail as mail_api
 from app.api.errors import install_handlers
+from app.api.security import SiteGuard
 from app.api.services import start_table_services, stop_table_services
 from app.config import Settings, get_settings
 from app.fanout import create_fanout
@@ -47,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     application = FastAPI(title=f"{settings.site_name}: Seven Card Stud", lifespan=table_server)
     accounts.install(application, settings)  # sets app.state.settings
     install_handlers(application)
+    application.add_middleware(SiteGuard, allowed_origins=settings.allowed_origin_set)
     application.include_router(lobby.router)
     application.include_router(ws.router)
     application.include_router(history.router)
