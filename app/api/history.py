@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse, Response
 
 from app.api.deps import DB, CurrentUser
+from app.api.errors import api_error
 from app.engine.pokerstars import hand_number
 from app.store import hands
 from app.store.history import load_hand_history
 
 router = APIRouter(prefix="/api/hands", tags=["hands"])
 
-NOT_FOUND = "no such hand"
+
+def no_such_hand() -> Exception:
+    return api_error(404, "no_such_hand", "no such hand")
 
 
 @router.get("")
@@ -68,10 +71,10 @@ async def get_hand(
     format: Literal["json", "phh", "pokerstars"] = "json",
 ) -> dict[str, Any] | Response:
     if len(hand_id) > 32:
-        raise HTTPException(404, NOT_FOUND)
+        raise no_such_hand()
     view = await load_hand_history(db, hand_id, user.id)
     if view is None:
-        raise HTTPException(404, NOT_FOUND)
+        raise no_such_hand()
     if format == "phh":
         return PlainTextResponse(view.phh, media_type="application/toml")
     if format == "pokerstars":
