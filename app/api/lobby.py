@@ -24,6 +24,7 @@ from app.api.deps import (
 )
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
+from app.engine.rules import MAX_SEATS
 from app.tables import Table, TableError, TableSettings
 from app.tables import messages as m
 
@@ -53,8 +54,8 @@ class HostCommand(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
     changes: dict[str, Any] | None = None  # checked by `TableSettings.changed`
-    seat: Annotated[int, Field(ge=0, le=7)] | None = None
-    count: Annotated[int, Field(ge=1, le=7)] | None = None
+    seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)] | None = None
+    count: Annotated[int, Field(ge=1, lt=MAX_SEATS)] | None = None
 
 
 def may_see(table: Table, player: Player | None) -> bool:
