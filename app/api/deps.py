@@ -113,6 +113,7 @@ class Player:
 
     user_id: int
     name: str
+    session_id: int = 0  # the login session (closing it ends what it opened)
 
 
 async def authenticate(conn: HTTPConnection, services: TableServices) -> Player | None:
@@ -122,17 +123,17 @@ async def authenticate(conn: HTTPConnection, services: TableServices) -> Player 
         return None
     async with services.db.session() as session:
         found = await accounts.session_user(session, token)
-    return None if found is None else Player(found[0].id, found[0].name)
+    return None if found is None else Player(found[0].id, found[0].name, found[1].id)
 
 
 async def optional_player(
     auth: Annotated[Authenticated | None, Depends(optional_auth)],
 ) -> Player | None:
-    return None if auth is None else Player(auth.user.id, auth.user.name)
+    return None if auth is None else Player(auth.user.id, auth.user.name, auth.session.id)
 
 
 async def current_player(auth: Annotated[Authenticated, Depends(current_auth)]) -> Player:
-    return Player(auth.user.id, auth.user.name)
+    return Player(auth.user.id, auth.user.name, auth.session.id)
 
 
 DB = Annotated[Database, Depends(get_db)]

@@ -18,6 +18,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from app.api.deps import DB, CurrentUser
 from app.api.errors import api_error
+from app.engine import Variant
 from app.engine.pokerstars import hand_number
 from app.store import hands
 from app.store.history import load_hand_history
@@ -34,7 +35,7 @@ async def list_hands(
     user: CurrentUser,
     db: DB,
     table_id: int | None = None,
-    variant: Literal["stud", "stud8", "razz"] | None = None,
+    variant: Variant | None = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> dict[str, Any]:
