@@ -36,7 +36,8 @@ def from_this_site(headers: Headers, allowed: frozenset[str]) -> bool:
 
 class SiteGuard:
     """Refuses foreign state changes and adds `X-Content-Type-Options: nosniff` to every
-    response (a pure ASGI middleware: sockets pass untouched, bodies are not buffered)."""
+    response, an unexpected error's 500 included (a pure ASGI middleware: sockets pass
+    untouched, bodies are not buffered)."""
 
     def __init__(self, app: ASGIApp, allowed_origins: frozenset[str] = frozenset()) -> None:
         self.app = app
@@ -47,22 +48,30 @@ class SiteGuard:
             await self.app(scope, receive, send)
             return
         if scope["method"] in UNSAFE and not from_this_site(Headers(scope=scope), self.allowed):
-            refusal = JSONResponse(
-                {
-                    "detail": {
-                        "code": "foreign_origin",
-                        "message": "requests from other sites may not change anything here",
-                    }
-                },
-                status_code=403,
-                headers=dict([NOSNIFF]),
-            )
-            await refusal(scope, receive, send)
+            message = "requests from other sites may not change anything here"
+            await refusal(403, "foreign_origin", message)(scope, receive, send)
             return
+        started = False
 
         async def send_nosniff(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 MutableHeaders(scope=message)[NOSNIFF[0]] = NOSNIFF[1]
             await send(message)
 
-        await self.app(scope, receive, send_nosniff)
+        try:
+            await self.app(scope, receive, send_nosniff)
+        except Exception:
+            if not started:  # the server's own 500 would be plain text without the header
+                error = refusal(500, "internal_error", "something went wrong on the server")
+                await error(scope, receive, send)
+            raise  # for the server's log
+
+
+def refusal(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse(
+        {"detail": {"code": code, "message": message}},
+        status_code=status,
+        headers=dict([NOSNIFF]),
+    )

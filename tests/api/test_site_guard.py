@@ -171,3 +171,21 @@ async def test_registrations_are_rate_limited_per_address(db_url: str, tmp_path:
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as other:
             assert (await register(other, "Zed")).status_code == 201  # another address
         assert await users(application) == 4
+
+
+async def test_an_unexpected_error_is_a_500_with_code_message_and_nosniff(
+    db_url: str, tmp_path: Path
+) -> None:
+    application = create_app(make_settings(db_url, tmp_path))
+
+    @application.post("/api/test-fault")
+    async def fault() -> None:
+        raise RuntimeError("an injected fault")
+
+    async with application.router.lifespan_context(application):
+        transport = httpx.ASGITransport(app=application, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            r = await http.post("/api/test-fault")
+    assert r.status_code == 500 and error(r) == "internal_error"
+    assert r.headers.get("x-content-type-options") == "nosniff"
+    assert "injected" not in r.text  # nothing of the server's insides
