@@ -120,7 +120,9 @@ async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_o
     changed = await me.call({"type": "host_settings", "changes": {"max_seats": 6, "ante": 20}})
     assert changed["type"] == "ok" and changed["result"] == {"applied": True}
     assert (table.settings.max_seats, table.settings.ante) == (6, 20)
-    bots = await me.call({"type": "host_bots", "count": 2})
+    sat = await me.call({"type": "sit", "seat": 0, "amount": 2_000, "request_id": "me"})
+    assert sat["type"] == "ok", sat
+    bots = await me.call({"type": "host_bots", "count": 1})
     assert bots["type"] == "ok", bots
     await live.settle(table_id, table.settings.hand_pause_ms / 1000)
     started = await me.wait(lambda f: f.get("type") == "hand_started")
