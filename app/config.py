@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     daily_topup_threshold: int = 2_000
     session_days: int = 30
     session_cookie_name: str = "stud_session"
-    session_cookie_secure: bool = False  # set true behind HTTPS
+    session_cookie_secure: bool = False  # always Secure; else Secure when a request is HTTPS
     # argon2id cost; the defaults are argon2-cffi's RFC 9106 low-memory profile
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 65_536
@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     login_window_seconds: float = 300.0
     login_attempts_per_name: int = 10
     login_attempts_per_ip: int = 50
+    # new accounts per client address per window: each one is granted the starting balance
+    registration_window_seconds: float = 3600.0
+    registrations_per_ip: int = 10
 
     # Mail ("email me this hand"): SMTP_URL is smtp://, smtp+starttls:// or smtps://
     # [user:password@]host[:port]; without it messages go to a Maildir (`effective_maildir`).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -11,6 +10,9 @@ from fastapi import FastAPI
 from app import logredact
 from app.api import accounts, history, lobby, static, ws
 from app.api import mail as mail_api
+from app.api.errors import install_handlers
+from app.api.security import SiteGuard
+from app.api.services import start_table_services, stop_table_services
 from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store.db import Database
@@ -29,15 +31,15 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     await ensure_schema(db, auto_upgrade=settings.auto_migrate)  # or refuse to start
     application.state.db = db
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
-    origins = getattr(settings, "allowed_origins", None) or os.environ.get("ALLOWED_ORIGINS", "")
-    allowed = frozenset(o.strip() for o in str(origins).split(",") if o.strip())
-    await lobby.start_table_services(application, db=db, fanout=fanout, allowed_origins=allowed)
+    await start_table_services(
+        application, db=db, fanout=fanout, allowed_origins=settings.allowed_origin_set
+    )
     mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
     try:
         yield
     finally:
         await mail_api.stop_mail(application)
-        await lobby.stop_table_services(application)
+        await stop_table_services(application)
         await fanout.close()
         await db.dispose()
 
@@ -47,6 +49,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     logredact.install()  # no token or invite in an access log line
     application = FastAPI(title=f"{settings.site_name}: Seven Card Stud", lifespan=table_server)
     accounts.install(application, settings)  # sets app.state.settings
+    install_handlers(application)
+    application.add_middleware(SiteGuard, allowed_origins=settings.allowed_origin_set)
     application.include_router(lobby.router)
     application.include_router(ws.router)
     application.include_router(history.router)

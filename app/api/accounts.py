@@ -9,8 +9,9 @@ POST /api/me/topup → {granted, balance}: the daily top-up for a broke player
 
 Errors are `{"detail": {"code", "message"}}` (see `app.api.errors`): invalid_name,
 weak_password, invalid_email (422), name_taken (409), bad_credentials (401),
-rate_limited (429, with Retry-After), not_authenticated (401), topup_already_claimed and
-topup_not_allowed (409).
+rate_limited (429, with Retry-After: logins per name and address, new accounts per
+address), foreign_origin (403, `app.api.security`), not_authenticated (401),
+topup_already_claimed and topup_not_allowed (409).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import update
 
-from app.api.deps import DB, AppSettings, CurrentAuth, CurrentUser, PasswordHashing
+from app.api.deps import DB, AppSettings, CurrentAuth, CurrentUser, PasswordHashing, cookie_secure
 from app.api.errors import api_error, from_store
 from app.api.ratelimit import SlidingWindow
 from app.config import Settings
@@ -59,10 +60,13 @@ class LoginBody(BaseModel):
 
 @dataclass
 class LoginLimits:
-    """Login attempts per name and per client address (`app.state.login_limits`)."""
+    """Login attempts per name and per client address, and registrations per client
+    address (`app.state.login_limits`): every new account is granted the starting balance,
+    so unlimited sign-ups would mint play money."""
 
     by_name: SlidingWindow
     by_ip: SlidingWindow
+    registrations_by_ip: SlidingWindow
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoginLimits:
@@ -70,6 +74,18 @@ class LoginLimits:
         return cls(
             SlidingWindow(settings.login_attempts_per_name, window),
             SlidingWindow(settings.login_attempts_per_ip, window),
+            SlidingWindow(settings.registrations_per_ip, settings.registration_window_seconds),
+        )
+
+
+def refuse_if_limited(wait: float, what: str) -> None:
+    if wait > 0:
+        seconds = math.ceil(wait)
+        raise api_error(
+            429,
+            "rate_limited",
+            f"too many {what}; try again in {seconds} seconds",
+            headers={"Retry-After": str(seconds)},
         )
 
 
@@ -102,7 +118,11 @@ def install(app: FastAPI, settings: Settings) -> None:
 
 @router.post("/register", status_code=201)
 async def register(
-    body: RegisterBody, db: DB, settings: AppSettings, passwords: PasswordHashing
+    body: RegisterBody,
+    request: Request,
+    db: DB,
+    settings: AppSettings,
+    passwords: PasswordHashing,
 ) -> dict[str, Any]:
     try:
         name = accounts.check_name(body.name)
@@ -111,6 +131,10 @@ async def register(
         language = accounts.check_language(body.language)
     except AccountError as exc:
         raise from_store(exc, 422) from None
+    limit = request.app.state.login_limits.registrations_by_ip
+    ip_key = _client(request)
+    refuse_if_limited(limit.retry_after(ip_key), "new accounts from your address")
+    limit.hit(ip_key)  # before the first await: concurrent sign-ups count too
     password_hash = await passwords.hash(body.password)
     try:
         async with db.transaction() as session:
@@ -143,13 +167,7 @@ async def login(
     limits: LoginLimits = request.app.state.login_limits
     name_key, ip_key = accounts.name_key(body.name.strip()), _client(request)
     wait = max(limits.by_name.retry_after(name_key), limits.by_ip.retry_after(ip_key))
-    if wait > 0:
-        raise api_error(
-            429,
-            "rate_limited",
-            f"too many login attempts; try again in {math.ceil(wait)} seconds",
-            headers={"Retry-After": str(math.ceil(wait))},
-        )
+    refuse_if_limited(wait, "login attempts")
     limits.by_name.hit(name_key)
     limits.by_ip.hit(ip_key)
     async with db.session() as session:
@@ -172,7 +190,7 @@ async def login(
         new.token,
         max_age=int(timedelta(days=settings.session_days).total_seconds()),
         path="/",
-        secure=settings.session_cookie_secure,
+        secure=cookie_secure(request, settings),
         httponly=True,
         samesite="lax",
     )
@@ -196,7 +214,7 @@ async def logout(
     response.delete_cookie(
         settings.session_cookie_name,
         path="/",
-        secure=settings.session_cookie_secure,
+        secure=cookie_secure(request, settings),
         httponly=True,
         samesite="lax",
     )

@@ -1,5 +1,6 @@
-"""Dependencies shared by the HTTP and WebSocket routes: the database, settings, and who is
-logged in.
+"""Dependencies shared by the HTTP and WebSocket routes: the database, the settings, the
+table services, and who is logged in. Everything comes from `app.state`, set up once by
+`app.main` (settings) and the lifespan (database, table services).
 
 The session token travels as `Authorization: Bearer <token>` or as the HttpOnly session cookie
 (a browser's WebSocket sends the cookie); never in a URL, which access logs would keep.
@@ -14,6 +15,7 @@ from fastapi import Depends, WebSocketException, status
 from starlette.requests import HTTPConnection
 
 from app.api.errors import api_error
+from app.api.services import TableServices
 from app.config import Settings
 from app.store import accounts
 from app.store.db import Database
@@ -48,6 +50,13 @@ def session_token(conn: HTTPConnection, settings: Settings) -> str | None:
         return token.strip()
     cookie = conn.cookies.get(settings.session_cookie_name)
     return cookie or None
+
+
+def cookie_secure(conn: HTTPConnection, settings: Settings) -> bool:
+    """The session cookie is `Secure` when the site is served over HTTPS: set so, or seen on
+    this request (directly, or `X-Forwarded-Proto` from a proxy uvicorn trusts: its
+    `FORWARDED_ALLOW_IPS`, by default 127.0.0.1)."""
+    return settings.session_cookie_secure or conn.url.scheme in ("https", "wss")
 
 
 @dataclass(frozen=True)
@@ -87,8 +96,47 @@ async def current_user(auth: Annotated[Authenticated, Depends(current_auth)]) ->
     return auth.user
 
 
+def get_services(conn: HTTPConnection) -> TableServices:
+    services: TableServices | None = getattr(conn.app.state, "table_services", None)
+    if services is None:
+        raise api_error(503, "unavailable", "the table server is not running")
+    return services
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who is at a table: the logged-in user's id and name."""
+
+    user_id: int
+    name: str
+    session_id: int = 0  # the login session (closing it ends what it opened)
+
+
+async def authenticate(conn: HTTPConnection, services: TableServices) -> Player | None:
+    """The logged-in player, or None: for a WebSocket, which answers with a close code."""
+    token = session_token(conn, get_settings(conn))
+    if token is None:
+        return None
+    async with services.db.session() as session:
+        found = await accounts.session_user(session, token)
+    return None if found is None else Player(found[0].id, found[0].name, found[1].id)
+
+
+async def optional_player(
+    auth: Annotated[Authenticated | None, Depends(optional_auth)],
+) -> Player | None:
+    return None if auth is None else Player(auth.user.id, auth.user.name, auth.session.id)
+
+
+async def current_player(auth: Annotated[Authenticated, Depends(current_auth)]) -> Player:
+    return Player(auth.user.id, auth.user.name, auth.session.id)
+
+
 DB = Annotated[Database, Depends(get_db)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 PasswordHashing = Annotated[Passwords, Depends(get_passwords)]
 CurrentAuth = Annotated[Authenticated, Depends(current_auth)]
 CurrentUser = Annotated[User, Depends(current_user)]
+Services = Annotated[TableServices, Depends(get_services)]
+CurrentPlayer = Annotated[Player, Depends(current_player)]
+OptionalPlayer = Annotated[Player | None, Depends(optional_player)]

@@ -21,12 +21,15 @@ from fastapi.responses import PlainTextResponse, Response
 
 from app.api.deps import DB, CurrentUser
 from app.api.errors import api_error
+from app.engine import Variant
 from app.store import hands
 from app.store.history import load_hand_history
 
 router = APIRouter(prefix="/api/hands", tags=["hands"])
 
-NOT_FOUND = "no such hand"
+
+def no_such_hand() -> Exception:
+    return api_error(404, "no_such_hand", "no such hand")
 
 
 @router.get("")
@@ -34,7 +37,7 @@ async def list_hands(
     user: CurrentUser,
     db: DB,
     table_id: int | None = None,
-    variant: Literal["stud", "stud8", "razz"] | None = None,
+    variant: Variant | None = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> dict[str, Any]:
@@ -70,10 +73,10 @@ async def get_hand(
     format: Literal["json", "phh", "pokerstars"] = "json",
 ) -> dict[str, Any] | Response:
     if not number.isascii() or not number.isdigit() or len(number) > 18:
-        raise api_error(404, "no_such_hand", NOT_FOUND)  # not a number: no such hand either
+        raise no_such_hand()  # not a number: no such hand either
     view = await load_hand_history(db, int(number), user.id)
     if view is None:
-        raise api_error(404, "no_such_hand", NOT_FOUND)
+        raise no_such_hand()
     if format == "phh":
         return PlainTextResponse(
             view.phh, media_type="application/toml", headers=_file(f"hand-{number}.phh")

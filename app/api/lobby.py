@@ -1,182 +1,65 @@
 """The lobby: list public tables, create a table, join a private one by its invite, and the
 host's commands over HTTP (the same commands exist on the table's WebSocket).
 
-The table services (`TableServices`: the database, the `TableManager`, password hashing and
-allowed WebSocket origins) live on `app.state.table_services`, set up by
-`start_table_services` in the app's lifespan.
+The table services come from `app.state` through `app.api.deps`, like every other route's.
+Every refusal is `{"detail": {"code", "message"}}` (`app.api.errors`): not_authenticated
+(401), no_such_table (404, also for a private table you were not admitted to),
+bad_password and not_host (403), invalid_settings (422) and the table's own refusals (400).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-from starlette.requests import HTTPConnection
+from fastapi import APIRouter, Body
+from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.sockets import OpenSockets
-from app.collector import Collector
-from app.config import get_settings
-from app.engine import money
-from app.fanout import BaseFanout
-from app.store import accounts
-from app.store.db import Database
-from app.store.passwords import Passwords
-from app.tables import Clock, LedgerTableStore, Table, TableError, TableManager, TableSettings
+from app.api.deps import (
+    CurrentPlayer,
+    OptionalPlayer,
+    Player,
+    Services,
+    authenticate,
+    get_services,
+)
+from app.api.errors import api_error, from_table
+from app.api.services import TableServices, start_table_services, stop_table_services
+from app.engine.rules import MAX_SEATS
+from app.tables import Table, TableError, TableSettings
 from app.tables import messages as m
 
+# `app.api.ws` still imports these from here.
+__all__ = [
+    "Player",
+    "TableServices",
+    "authenticate",
+    "get_services",
+    "may_see",
+    "router",
+    "start_table_services",
+    "stop_table_services",
+]
 
-@dataclass
-class TableServices:
-    db: Database
-    fanout: BaseFanout
-    manager: TableManager
-    passwords: Passwords
-    allowed_origins: frozenset[str] = field(default_factory=frozenset)
-    collector: Collector | None = None
-    sockets: OpenSockets | None = None
-
-
-async def start_table_services(
-    app: FastAPI,
-    *,
-    db: Database,
-    fanout: BaseFanout,
-    clock: Clock | None = None,
-    passwords: Passwords | None = None,
-    allowed_origins: frozenset[str] = frozenset(),
-    manager: TableManager | None = None,
-    freeze_gc: bool = True,
-) -> TableServices:
-    """Make the table manager, restore the open tables from the database, publish it on
-    `app.state.table_services`. Then the garbage collector keeps to `app.collector`'s
-    schedule, so a full collection with thousands of sockets open no longer stalls every
-    table for a few hundred ms every few seconds."""
-    manager = manager or TableManager(LedgerTableStore(db), fanout, clock)
-    await manager.restore()
-    collector = None
-    if freeze_gc:
-        collector = Collector()
-        collector.start()
-    services = TableServices(
-        db,
-        fanout,
-        manager,
-        passwords or Passwords(time_cost=1, memory_kib=8192, parallelism=1),
-        allowed_origins,
-        collector,
-    )
-    services.sockets = OpenSockets(fanout, db)
-    await services.sockets.start()
-    app.state.table_services = services
-    return services
-
-
-async def stop_table_services(app: FastAPI) -> None:
-    services: TableServices | None = getattr(app.state, "table_services", None)
-    if services is not None:
-        if services.sockets is not None:
-            await services.sockets.stop()
-        await services.manager.stop()
-        if services.collector is not None:
-            await services.collector.stop()
-
-
-def get_services(conn: HTTPConnection) -> TableServices:
-    services: TableServices | None = getattr(conn.app.state, "table_services", None)
-    if services is None:
-        raise HTTPException(503, "the table server is not running")
-    return services
-
-
-@dataclass(frozen=True)
-class Player:
-    user_id: int
-    name: str
-    session_id: int = 0  # the login session (a logout closes its sockets)
-
-
-def token_of(conn: HTTPConnection) -> str | None:
-    """The session token: `Authorization: Bearer` or the session cookie. Never a URL's query:
-    URLs end up in access logs and proxies' logs (a browser's socket carries the cookie)."""
-    auth = conn.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
-        return auth[7:].strip()
-    cookie = conn.cookies.get(get_settings().session_cookie_name)
-    return cookie or None
-
-
-async def authenticate(conn: HTTPConnection, services: TableServices) -> Player | None:
-    token = token_of(conn)
-    if not token:
-        return None
-    async with services.db.session() as s:
-        found = await accounts.session_user(s, token)
-    return None if found is None else Player(found[0].id, found[0].name, found[1].id)
-
-
-async def current_player(
-    request: Request, services: Annotated[TableServices, Depends(get_services)]
-) -> Player:
-    player = await authenticate(request, services)
-    if player is None:
-        raise HTTPException(401, "log in first", headers={"WWW-Authenticate": "Bearer"})
-    return player
-
-
-Services = Annotated[TableServices, Depends(get_services)]
-CurrentPlayer = Annotated[Player, Depends(current_player)]
 router = APIRouter(prefix="/api/tables", tags=["tables"])
-
-
-def _cents(low: int, high: int) -> AfterValidator:
-    """An amount in cents between `low` and `high`, refused in dollars as the table shows
-    amounts (pydantic's own bounds would name the count of cents)."""
-
-    def check(value: int) -> int:
-        if not low <= value <= high:
-            raise ValueError(f"from {money.chips(low)} to {money.chips(high)}")
-        return value
-
-    return AfterValidator(check)
-
-
-class CreateTable(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Annotated[str, Field(min_length=1, max_length=64)]
-    variant: Literal["stud", "stud8", "razz"] = "stud"
-    small_bet: Annotated[int, _cents(1, 10**9)]
-    big_bet: Annotated[int, _cents(1, 2 * 10**9)] | None = None
-    ante: Annotated[int, _cents(0, 10**9)] = 0
-    bring_in: Annotated[int, _cents(1, 10**9)] | None = None
-    max_buy_in: Annotated[int, _cents(1, 10**12)] | None = None
-    max_seats: Annotated[int, Field(ge=2, le=8)] = 8
-    action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
-    hand_pause_ms: Annotated[int, Field(ge=0, le=60_000)] = 3_000
-    rake_bps: Annotated[int, Field(ge=0, le=10_000)] = 0
-    rake_cap: Annotated[int, _cents(0, 10**12)] = 0
-    rake_third_street: bool = False
-    timeout_action: Literal["all_in", "fold"] = "all_in"
-    showdown_first_when_checked: Literal["first_to_act", "lowest_seat"] = "first_to_act"
-    sit_out_limit: Annotated[int, Field(ge=0, le=1000)] = 3
-    bot_delay_ms: Annotated[int, Field(ge=0, le=60_000)] = 800
-    private: bool = False
-    password: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+MAX_PASSWORD = 128
 
 
 class JoinTable(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     invite: Annotated[str, Field(min_length=1, max_length=128)]
-    password: Annotated[str, Field(max_length=128)] | None = None
+    password: Annotated[str, Field(max_length=MAX_PASSWORD)] | None = None
 
 
-def refuse(exc: TableError, status: int = 400) -> HTTPException:
-    return HTTPException(status, {"code": exc.code, "message": exc.message})
+class HostCommand(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
+    changes: dict[str, Any] | None = None  # checked by `TableSettings.changed`
+    seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)] | None = None
+    count: Annotated[int, Field(ge=1, lt=MAX_SEATS)] | None = None
 
 
 def may_see(table: Table, player: Player | None) -> bool:
+    """A public table is everyone's; a private one its host's and its admitted members'."""
     if not table.settings.private:
         return True
     return player is not None and (
@@ -187,8 +70,12 @@ def may_see(table: Table, player: Player | None) -> bool:
 def find_table(services: TableServices, table_id: int, player: Player | None) -> Table:
     table = services.manager.get(table_id)
     if table is None or not may_see(table, player):
-        raise HTTPException(404, "no such table")  # a private table is not confirmed
+        raise no_such_table()  # a private table is not confirmed
     return table
+
+
+def no_such_table() -> Exception:
+    return api_error(404, "no_such_table", "no such table")
 
 
 def hosted_line(table: Table) -> dict[str, Any]:
@@ -197,10 +84,14 @@ def hosted_line(table: Table) -> dict[str, Any]:
 
 
 @router.get("")
-async def list_tables(request: Request, services: Services, mine: bool = False) -> dict[str, Any]:
+async def list_tables(
+    services: Services, player: OptionalPlayer, mine: bool = False
+) -> dict[str, Any]:
     """The public tables; `?mine=1`: the tables you host (private ones too, with invites)."""
     if mine:
-        return await my_tables(services, await current_player(request, services))
+        if player is None:
+            raise api_error(401, "not_authenticated", "log in first")
+        return await my_tables(services, player)
     tables = sorted(services.manager.public_tables(), key=lambda t: t.id)
     return {"tables": [t.summary() for t in tables]}
 
@@ -230,17 +121,25 @@ async def your_tables(services: Services, player: CurrentPlayer) -> dict[str, An
 
 
 @router.post("", status_code=201)
-async def create_table(body: CreateTable, services: Services, player: CurrentPlayer) -> Any:
-    values = body.model_dump(exclude={"password"})
-    values["big_bet"] = values["big_bet"] or 2 * body.small_bet
-    values["bring_in"] = values["bring_in"] or max(1, body.small_bet // 2)
+async def create_table(
+    body: Annotated[dict[str, Any], Body(examples=[{"name": "Friday", "small_bet": 100}])],
+    services: Services,
+    player: CurrentPlayer,
+) -> Any:
+    """The fields of `TableSettings` (docs/protocol.md), and `password` for a private table."""
+    values = dict(body)
+    password = values.pop("password", None)
+    if password is not None and not (
+        isinstance(password, str) and 1 <= len(password) <= MAX_PASSWORD
+    ):
+        raise api_error(422, "invalid_settings", f"password: 1 to {MAX_PASSWORD} characters")
     try:
-        settings = TableSettings(**values)
+        settings = TableSettings.parse(values)
     except TableError as exc:
-        raise refuse(exc, 422) from None
+        raise from_table(exc, 422) from None
     password_hash = None
-    if body.password and body.private:
-        password_hash = await services.passwords.hash(body.password)
+    if password and settings.private:
+        password_hash = await services.passwords.hash(password)
     table = await services.manager.create(
         settings, host_user_id=player.user_id, password_hash=password_hash
     )
@@ -255,11 +154,11 @@ async def create_table(body: CreateTable, services: Services, player: CurrentPla
 async def join_table(body: JoinTable, services: Services, player: CurrentPlayer) -> Any:
     table = services.manager.by_invite(body.invite)
     if table is None:
-        raise HTTPException(404, "no such table")
+        raise no_such_table()
     if table.password_hash is not None and not await services.passwords.verify(
         table.password_hash, body.password or ""
     ):
-        raise HTTPException(403, {"code": "bad_password", "message": "wrong table password"})
+        raise api_error(403, "bad_password", "wrong table password")
     await table.request(m.Admit(player.user_id))
     return {"table": table.summary(), "ws": f"/ws/tables/{table.id}"}
 
@@ -277,14 +176,6 @@ async def get_table(table_id: int, services: Services, player: CurrentPlayer) ->
     return answer
 
 
-class HostCommand(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
-    changes: dict[str, Any] | None = None
-    seat: Annotated[int, Field(ge=0, le=7)] | None = None
-    count: Annotated[int, Field(ge=1, le=7)] | None = None
-
-
 def host_message(user_id: int, body: HostCommand) -> m.Message:
     if body.command == "settings":
         return m.HostSettings(user_id, body.changes or {})
@@ -292,7 +183,7 @@ def host_message(user_id: int, body: HostCommand) -> m.Message:
         return m.HostPause(user_id, body.command == "pause")
     if body.command == "remove":
         if body.seat is None:
-            raise HTTPException(422, "name the seat to free")
+            raise api_error(422, "invalid_request", "name the seat to free")
         return m.HostRemove(user_id, body.seat)
     if body.command == "bots":
         return m.HostBots(user_id, body.count or 1)
@@ -307,5 +198,6 @@ async def host_command(
     try:
         result = await table.request(host_message(player.user_id, body))
     except TableError as exc:
-        raise refuse(exc, 403 if exc.code == "not_host" else 400) from None
+        status = {"not_host": 403, "invalid_settings": 422}.get(exc.code, 400)
+        raise from_table(exc, status) from None
     return {"result": result}

@@ -7,12 +7,18 @@ may go negative). Every function here:
 - takes an `AsyncSession` inside a write transaction (`async with db.transaction() as s:`), so
   a caller can commit its own rows (a hand record) in the same transaction;
 - runs in a SAVEPOINT: a refusal (a `LedgerError`) leaves the caller's transaction untouched;
-- is idempotent by `key` within its kind: posting the same key again moves nothing and returns
-  the original (`Posted.replayed` is true); the same key with different entries raises
+- is idempotent by `key` within its kind: the same request again under the same key moves
+  nothing and returns the original (`Posted.replayed` is true); another request under a used
+  key (another amount, table, seat, or a sit where a top-up was) raises
   `IdempotencyConflict`. Use request ids and hand ids as keys;
 - locks the accounts it touches in id order (`SELECT … FOR UPDATE` on PostgreSQL; SQLite's
   `BEGIN IMMEDIATE` serialises writers), checks funds for a clear error, and relies on the
   database's CHECK constraints (`balance >= 0`, `stack >= 0`) as the guarantee.
+
+One core posts everything (`_write`): a batch of transactions in one statement of each kind
+(claim the keys, lock the accounts, the operation's own checks and seat changes, the funds
+checks, the entries, the balances). A single posting is a batch of one in a savepoint
+(`_post`); `settle_hands` is the many-hands batch the hand writer uses.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy import bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.engine.money import chips
@@ -139,7 +145,30 @@ async def seated_chips(session: AsyncSession, user_id: int) -> int:
     return int(total or 0)
 
 
-# --- the core -------------------------------------------------------------------------------
+# --- the core: every posting is a batch; a single posting is a batch of one -----------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    """A transaction to post: its kind, the caller's key and the request it answers. The memo
+    states the request (accounts, amounts, seat), so a replayed key is compared by it."""
+
+    kind: str
+    key: str
+    memo: str
+
+
+@dataclass(slots=True)
+class _Held:
+    """A locked account: its balance as the batch moves it."""
+
+    code: str
+    kind: str
+    balance: int
+
+
+Locked = dict[int, _Held]  # account id -> the account, locked
+Plan = Callable[[Locked], Awaitable[list[Legs]]]  # the legs of each draft, in order
 
 
 def _legs(entries: Mapping[int, int] | Iterable[tuple[int, int]]) -> Legs:
@@ -168,7 +197,7 @@ def _shown(amount: object) -> str:
     return chips(amount) if type(amount) is int else repr(amount)
 
 
-def _holder(account: LedgerAccount) -> str:
+def _holder(account: LedgerAccount | _Held) -> str:
     """Who holds an account's chips, in words a player reads (never the account's code)."""
     return {
         AccountKind.PLAYER: "your balance",
@@ -186,7 +215,8 @@ def _stored_key(kind: str, key: str) -> str:
     return stored
 
 
-async def _find(session: AsyncSession, kind: str, key: str) -> Posted | None:
+async def _find(session: AsyncSession, kind: str, key: str) -> tuple[Posted, str] | None:
+    """The posting stored under the key, and its memo."""
     row = await session.scalar(
         select(LedgerTransaction).where(LedgerTransaction.idempotency_key == _stored_key(kind, key))
     )
@@ -198,123 +228,160 @@ async def _find(session: AsyncSession, kind: str, key: str) -> Posted | None:
         .order_by(LedgerEntry.account_id)
     )
     legs = tuple((a, n) for a, n in entries)
-    return Posted(row.id, row.kind, key, legs, row.created_at, replayed=True)
+    return Posted(row.id, row.kind, key, legs, row.created_at, replayed=True), row.memo
 
 
-def _replay(posted: Posted, expected: Legs | None) -> Posted:
-    if expected is not None and posted.entries != expected:
+def _replay(
+    earlier: Posted, memo: str, draft: _Draft, accounts: Sequence[int], expected: Legs | None
+) -> Posted:
+    """The earlier posting, when it answered the same request: the same memo, the same legs
+    (when they are known up front; else legs between the same accounts). Anything else is
+    another request under a used key: a caller's bug, never a retry."""
+    same = memo == draft.memo[:500] and (
+        earlier.entries == expected
+        if expected is not None
+        else {a for a, _ in earlier.entries} <= set(accounts)
+    )
+    if not same:
         raise IdempotencyConflict(
-            f"{posted.kind} key {posted.key!r} was already posted with other entries "
-            f"{list(posted.entries)}; not posting {list(expected)}"
+            f"the {draft.kind} key {draft.key!r} was used for another request "
+            f"({memo!r}); refusing {draft.memo!r}"
         )
-    return posted
+    return earlier
 
 
-async def _lock(session: AsyncSession, ids: Iterable[int]) -> dict[int, LedgerAccount]:
-    wanted = sorted(set(ids))
+async def _lock(conn: AsyncConnection, ids: Sequence[int], codes: Sequence[str]) -> Locked:
+    """Lock the accounts named by id or code, in one statement, in id order (so concurrent
+    batches never wait on each other in a circle)."""
+    wanted = []
+    if ids:
+        wanted.append(LedgerAccount.id.in_(sorted(set(ids))))
+    if codes:
+        wanted.append(LedgerAccount.code.in_(sorted(set(codes))))
     if not wanted:
         return {}
-    rows = await session.scalars(
-        select(LedgerAccount)
-        .where(LedgerAccount.id.in_(wanted))
+    rows = await conn.execute(
+        select(LedgerAccount.id, LedgerAccount.code, LedgerAccount.kind, LedgerAccount.balance)
+        .where(or_(*wanted))
         .order_by(LedgerAccount.id)
         .with_for_update()
-        .execution_options(populate_existing=True)
     )
-    accounts = {account.id: account for account in rows}
-    missing = [i for i in wanted if i not in accounts]
+    locked = {id_: _Held(code, kind, held) for id_, code, kind, held in rows}
+    missing = [i for i in ids if i not in locked]
     if missing:
         raise AccountNotFound(f"no ledger account with id {missing[0]}")
-    return accounts
-
-
-Plan = Callable[[dict[int, LedgerAccount]], Awaitable[Legs]]
-
-
-async def _post(
-    session: AsyncSession,
-    kind: str,
-    key: str,
-    memo: str,
-    *,
-    lock: Sequence[int],
-    plan: Plan,
-    expected: Legs | None,
-) -> Posted:
-    """Claim the key, lock `lock`, let `plan` check and change seats and return the legs, then
-    write the entries and balances. `expected` (when the legs are known up front) is what a
-    replay of the key must match."""
-    return await _once(
-        session, kind, key, expected, lambda: _write(session, kind, key, memo, lock, plan)
-    )
-
-
-async def _once(
-    session: AsyncSession,
-    kind: str,
-    key: str,
-    expected: Legs | None,
-    write: Callable[[], Awaitable[Posted]],
-) -> Posted:
-    """`write` in a savepoint; if the key was posted before, the earlier posting instead."""
-    # no look-up first: claiming the key fails on a replay, and a replay is rare
-    try:
-        async with session.begin_nested():
-            posted = await write()
-    except IntegrityError as exc:
-        earlier = await _find(session, kind, key)
-        if earlier is not None:  # posted before, or a concurrent twin posted it first
-            return _replay(earlier, expected)
-        if "nonnegative" in str(exc.orig):
-            raise InsufficientFunds("not enough chips for that move") from exc
-        raise
-    return posted
+    return locked
 
 
 async def _write(
-    session: AsyncSession, kind: str, key: str, memo: str, lock: Sequence[int], plan: Plan
-) -> Posted:
+    session: AsyncSession,
+    drafts: Sequence[_Draft],
+    plan: Plan,
+    *,
+    ids: Sequence[int] = (),
+    codes: Sequence[str] = (),
+) -> list[Posted]:
+    """Post `drafts` in one statement of each kind: claim their keys, lock the accounts, let
+    `plan` check and move the seats and say each draft's legs, check every account's funds
+    as the legs apply in order, then write the entries and the balances. A refusal raises and
+    leaves the caller to roll back (`_post` does it in a savepoint)."""
+    await session.flush()  # a caller's pending rows (a seat bought in) first: Core reads next
     conn = await session.connection()
-    inserted = await conn.execute(
-        insert(LedgerTransaction)
-        .values(
-            kind=str(kind),
-            idempotency_key=_stored_key(kind, key),
-            memo=memo[:500],
-            created_at=utcnow(),
-        )
-        .returning(LedgerTransaction.id, LedgerTransaction.created_at)
+    now = utcnow()
+    # claim the keys first: a concurrent twin waits at its own insert, then fails
+    claimed = await conn.execute(
+        insert(LedgerTransaction).returning(
+            LedgerTransaction.idempotency_key, LedgerTransaction.id
+        ),
+        [
+            {
+                "kind": str(d.kind),
+                "idempotency_key": _stored_key(d.kind, d.key),
+                "memo": d.memo[:500],
+                "created_at": now,
+            }
+            for d in drafts
+        ],
     )
-    # the key is claimed: a concurrent twin waits at its own insert, then fails
-    transaction_id, created_at = inserted.one()
-    accounts = await _lock(session, lock)
-    legs = await plan(accounts)
-    for account, amount in legs:
-        held = accounts[account]  # plan only moves locked accounts
-        if held.kind != AccountKind.BANK and held.balance + amount < 0:
-            raise InsufficientFunds(
-                f"not enough chips: {_holder(held)} holds {chips(held.balance)}, "
-                f"{chips(-amount)} needed",
-                account=held.code,
-                balance=held.balance,
-                needed=-amount,
+    transaction_ids: dict[str, int] = {key: id_ for key, id_ in claimed}
+    locked = await _lock(conn, ids, codes)
+    moves: dict[int, int] = defaultdict(int)  # account: balance change
+    entries: list[dict[str, int]] = []
+    posted: list[Posted] = []
+    for draft, legs in zip(drafts, await plan(locked), strict=True):
+        for account, amount in legs:
+            held = locked[account]  # a plan moves only locked accounts
+            if held.kind != AccountKind.BANK and held.balance + amount < 0:
+                raise InsufficientFunds(
+                    f"not enough chips: {_holder(held)} holds {chips(held.balance)}, "
+                    f"{chips(-amount)} needed",
+                    account=held.code,
+                    balance=held.balance,
+                    needed=-amount,
+                )
+        transaction_id = transaction_ids[_stored_key(draft.kind, draft.key)]
+        for account, amount in legs:
+            locked[account].balance += amount
+            moves[account] += amount
+            entries.append(
+                {"transaction_id": transaction_id, "account_id": account, "amount": amount}
             )
-    if legs:
-        await conn.execute(
-            insert(LedgerEntry),
-            [{"transaction_id": transaction_id, "account_id": a, "amount": n} for a, n in legs],
-        )
-        moved = dict(legs)
+        posted.append(Posted(transaction_id, str(draft.kind), draft.key, legs, now))
+    moved = {account: amount for account, amount in moves.items() if amount}
+    if entries:
+        await conn.execute(insert(LedgerEntry), entries)
+    if moved:
         await conn.execute(
             update(LedgerAccount)
             .where(LedgerAccount.id.in_(list(moved)))
             .values(balance=LedgerAccount.balance + case(moved, value=LedgerAccount.id))
             .execution_options(synchronize_session=False)
         )
-        for account, amount in legs:  # keep the session's copies true, unflagged
-            set_committed_value(accounts[account], "balance", accounts[account].balance + amount)
-    await session.flush()
-    return Posted(transaction_id, str(kind), key, legs, created_at)
+        balances = {account: locked[account].balance for account in moved}
+        _keep_true(session, LedgerAccount, lambda a: balances.get(a.id), "balance")
+    return posted
+
+
+async def _post(
+    session: AsyncSession,
+    draft: _Draft,
+    plan: Callable[[Locked], Awaitable[Legs]],
+    *,
+    ids: Sequence[int],
+    expected: Legs | None,
+) -> Posted:
+    """One posting: a batch of one, in a savepoint; if its key was posted before, the earlier
+    posting when it answered the same request (`_replay`). `expected`: the legs, when they
+    are known before the accounts are locked."""
+
+    async def one(locked: Locked) -> list[Legs]:
+        return [await plan(locked)]
+
+    # no look-up first: claiming the key fails on a replay, and a replay is rare
+    try:
+        async with session.begin_nested():
+            (posted,) = await _write(session, [draft], one, ids=ids)
+            await session.flush()  # the plan's seat rows
+    except IntegrityError as exc:
+        found = await _find(session, draft.kind, draft.key)
+        if found is not None:  # posted before, or a concurrent twin posted it first
+            return _replay(*found, draft, ids, expected)
+        if "nonnegative" in str(exc.orig):
+            raise InsufficientFunds("not enough chips for that move") from exc
+        raise
+    return posted
+
+
+def _keep_true(
+    session: AsyncSession, kind: type[Any], value: Callable[[Any], int | None], name: str
+) -> None:
+    """A caller's loaded copies of rows a Core statement changed hold the new value (not
+    expired: an expired attribute cannot load itself again under asyncio)."""
+    for held in list(session.identity_map.values()):
+        if isinstance(held, kind):
+            new = value(held)
+            if new is not None:
+                set_committed_value(held, name, new)
 
 
 # --- the operations -------------------------------------------------------------------------
@@ -334,17 +401,16 @@ async def transfer(
     if not legs:
         raise InvalidAmount("a transfer must move some chips")
 
-    async def plan(accounts: dict[int, LedgerAccount]) -> Legs:
-        escrows = [a.code for a in accounts.values() if a.kind == AccountKind.ESCROW]
+    async def plan(locked: Locked) -> Legs:
+        escrows = [a.code for a in locked.values() if a.kind == AccountKind.ESCROW]
         if escrows:
             raise LedgerError(
                 f"{escrows[0]} moves only with its seats: use buy_in, cash_out or settle_hand"
             )
         return legs
 
-    return await _post(
-        session, kind, key, memo, lock=[a for a, _ in legs], plan=plan, expected=legs
-    )
+    draft = _Draft(kind, key, memo or f"transfer {list(legs)}")
+    return await _post(session, draft, plan, ids=[a for a, _ in legs], expected=legs)
 
 
 async def grant_signup(
@@ -358,7 +424,7 @@ async def grant_signup(
         {bank: -amount, player: amount},
         kind=TxKind.SIGNUP_GRANT,
         key=key or str(user_id),
-        memo=f"sign-up grant to user {user_id}",
+        memo=f"sign-up grant of {amount} to user {user_id}",
     )
 
 
@@ -374,8 +440,8 @@ async def top_up_daily(
     bank, player = await account_ids(session, BANK, player_code(user_id))
     legs = _legs({bank: -amount, player: amount})
 
-    async def plan(accounts: dict[int, LedgerAccount]) -> Legs:
-        held = accounts[player].balance + await seated_chips(session, user_id)
+    async def plan(locked: Locked) -> Legs:
+        held = locked[player].balance + await seated_chips(session, user_id)
         if held >= threshold:
             raise TopUpNotAllowed(
                 f"the daily top-up is for players with less than {chips(threshold)}; "
@@ -383,15 +449,9 @@ async def top_up_daily(
             )
         return legs
 
-    posted = await _post(
-        session,
-        TxKind.DAILY_TOPUP,
-        key,
-        f"daily top-up for user {user_id} on {today.isoformat()}",
-        lock=[player, bank],
-        plan=plan,
-        expected=legs,
-    )
+    memo = f"daily top-up of {amount} for user {user_id} on {today.isoformat()}"
+    draft = _Draft(TxKind.DAILY_TOPUP, key, memo)
+    posted = await _post(session, draft, plan, ids=[player, bank], expected=legs)
     if posted.replayed:  # a concurrent claim won
         raise TopUpAlreadyClaimed("you have already claimed today's top-up; come back tomorrow")
     return posted
@@ -440,7 +500,7 @@ async def buy_in(
     player, escrow = await account_ids(session, player_code(user_id), escrow_code(table_id))
     legs = _legs({player: -amount, escrow: amount})
 
-    async def plan(accounts: dict[int, LedgerAccount]) -> Legs:
+    async def plan(locked: Locked) -> Legs:
         if table.status != "open":
             raise TableClosed(f"table {table.name!r} is closed")
         # the player's seat here, and whoever sits at the seat asked for, in one query
@@ -481,15 +541,12 @@ async def buy_in(
             seat.stack += amount
         return legs
 
-    return await _post(
-        session,
-        TxKind.BUY_IN,
-        key,
-        f"user {user_id} buys in for {amount} at table {table_id}",
-        lock=[player, escrow],
-        plan=plan,
-        expected=legs,
+    # a sit and a top-up of the same amount are different requests
+    where = "a top-up" if seat_no is None else f"seat {seat_no}"
+    draft = _Draft(
+        TxKind.BUY_IN, key, f"user {user_id} buys in {amount} at table {table_id}, {where}"
     )
+    return await _post(session, draft, plan, ids=[player, escrow], expected=legs)
 
 
 async def cash_out(
@@ -508,7 +565,7 @@ async def cash_out(
     player, escrow = await _with_table(session, table_id, player_code(user_id))
     expected = None if amount is None else _legs({escrow: -amount, player: amount})
 
-    async def plan(accounts: dict[int, LedgerAccount]) -> Legs:
+    async def plan(locked: Locked) -> Legs:
         seat = await _seat_of(session, table_id, user_id)
         if seat is None:
             raise NotSeated(f"you are not seated at table {table_id}")
@@ -526,15 +583,11 @@ async def cash_out(
             seat.stack -= taken
         return _legs({escrow: -taken, player: taken})
 
-    return await _post(
-        session,
-        TxKind.CASH_OUT,
-        key,
-        f"user {user_id} cashes out {'all' if amount is None else amount} from table {table_id}",
-        lock=[player, escrow],
-        plan=plan,
-        expected=expected,
+    taking = "all" if amount is None else amount
+    draft = _Draft(
+        TxKind.CASH_OUT, key, f"user {user_id} cashes out {taking} from table {table_id}"
     )
+    return await _post(session, draft, plan, ids=[player, escrow], expected=expected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,17 +639,19 @@ async def settle_hand(
     rake: int = 0,
     memo: str = "",
 ) -> Posted:
-    """One hand's `Settlement`, idempotent by its key like every posting here."""
+    """One hand's `Settlement`: `settle_hands`' batch of one, idempotent by its key like every
+    posting here."""
     settlement = Settlement(table_id, key, dict(deltas), rake, memo)
     settlement.check()
     house, escrow = await _with_table(session, table_id, HOUSE)
+    settle = _settling(session, [settlement])
 
-    async def write() -> Posted:
-        return (await settle_hands(session, [settlement]))[0]
+    async def plan(locked: Locked) -> Legs:
+        return (await settle(locked))[0]
 
-    return await _once(
-        session, TxKind.HAND_SETTLEMENT, key, _legs({escrow: -rake, house: rake}), write
-    )
+    draft = _Draft(TxKind.HAND_SETTLEMENT, key, settlement.text)
+    expected = _legs({escrow: -rake, house: rake})
+    return await _post(session, draft, plan, ids=[house, escrow], expected=expected)
 
 
 async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement]) -> list[Posted]:
@@ -609,115 +664,68 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
         return []
     for settlement in settlements:
         settlement.check()
-    await session.flush()  # a caller's pending rows (a seat bought in) first: Core reads next
-    conn = await session.connection()
-    tables = sorted({s.table_id for s in settlements})
-    escrows = {escrow_code(t): t for t in tables}
-    keys = [_stored_key(TxKind.HAND_SETTLEMENT, s.key) for s in settlements]
-    # claim the keys first: a concurrent twin waits at its own insert, then fails
-    now = utcnow()
-    claimed = await conn.execute(
-        insert(LedgerTransaction).returning(
-            LedgerTransaction.idempotency_key, LedgerTransaction.id
-        ),
-        [
-            {
-                "kind": str(TxKind.HAND_SETTLEMENT),
-                "idempotency_key": key,
-                "memo": s.text[:500],
-                "created_at": now,
-            }
-            for s, key in zip(settlements, keys, strict=True)
-        ],
-    )
-    transaction_ids: dict[str, int] = {key: id_ for key, id_ in claimed}
-    # the house and the escrows, looked up and locked in one statement, in id order
-    found = await conn.execute(
-        select(LedgerAccount.code, LedgerAccount.id, LedgerAccount.balance)
-        .where(LedgerAccount.code.in_([HOUSE, *escrows]))
-        .order_by(LedgerAccount.id)
-        .with_for_update()
-    )
-    ids: dict[str, int] = {}
-    balances: dict[int, int] = {}
-    for code, id_, held in found:
-        ids[code] = id_
-        balances[id_] = held
-    if HOUSE not in ids:
-        raise AccountNotFound(f"no ledger account {HOUSE!r}")
-    for code, table_id in escrows.items():
-        if code not in ids:
-            raise TableNotFound(f"no table {table_id}")
-    stacks: dict[tuple[int, int], tuple[int, int]] = {  # (table, user): (seat, stack)
-        (table_id, user): (seat_no, stack)
-        for table_id, user, seat_no, stack in await conn.execute(
-            select(Seat.table_id, Seat.user_id, Seat.seat_no, Seat.stack).where(
-                Seat.table_id.in_(tables)
-            )
-        )
-    }
-    moved: dict[tuple[int, int], int] = defaultdict(int)  # (table, user): stack change
-    rake_moves: dict[int, int] = defaultdict(int)  # account: balance change
-    entries: list[dict[str, int]] = []
-    posted: list[Posted] = []
-    house = ids[HOUSE]
-    for s, key in zip(settlements, keys, strict=True):
-        for user, delta in sorted(s.deltas.items()):
-            found_seat = stacks.get((s.table_id, user))
-            if found_seat is None:
-                raise NotSeated(f"user {user} is not seated at table {s.table_id}")
-            seat_no, stack = found_seat
-            if stack + delta < 0:
-                raise InsufficientFunds(
-                    f"seat {seat_no} holds {chips(stack)}; it cannot lose {chips(-delta)}",
-                    account=f"seat:{s.table_id}:{seat_no}",
-                    balance=stack,
-                    needed=-delta,
+    drafts = [_Draft(TxKind.HAND_SETTLEMENT, s.key, s.text) for s in settlements]
+    escrows = sorted({escrow_code(s.table_id) for s in settlements})
+    return await _write(session, drafts, _settling(session, settlements), codes=[HOUSE, *escrows])
+
+
+def _settling(session: AsyncSession, settlements: Sequence[Settlement]) -> Plan:
+    """The plan of a batch of settlements: every seat's change checked and made in one
+    statement; each hand's legs move its rake from the table's escrow to the house (R4)."""
+
+    async def plan(locked: Locked) -> list[Legs]:
+        ids = {held.code: id_ for id_, held in locked.items()}
+        if HOUSE not in ids:
+            raise AccountNotFound(f"no ledger account {HOUSE!r}")
+        for s in settlements:
+            if escrow_code(s.table_id) not in ids:
+                raise TableNotFound(f"no table {s.table_id}")
+        conn = await session.connection()
+        tables = sorted({s.table_id for s in settlements})
+        stacks: dict[tuple[int, int], tuple[int, int]] = {  # (table, user): (seat, stack)
+            (table_id, user): (seat_no, stack)
+            for table_id, user, seat_no, stack in await conn.execute(
+                select(Seat.table_id, Seat.user_id, Seat.seat_no, Seat.stack).where(
+                    Seat.table_id.in_(tables)
                 )
-            stacks[s.table_id, user] = (seat_no, stack + delta)
-            moved[s.table_id, user] += delta
-        escrow_id = ids[escrow_code(s.table_id)]
-        if balances[escrow_id] < s.rake:
-            raise InsufficientFunds(
-                f"not enough chips: the table holds {chips(balances[escrow_id])}, "
-                f"{chips(s.rake)} needed for the rake",
-                account=escrow_code(s.table_id),
-                balance=balances[escrow_id],
-                needed=s.rake,
             )
-        legs = _legs({escrow_id: -s.rake, house: s.rake})
-        transaction_id = transaction_ids[key]
-        for account, amount in legs:
-            balances[account] += amount
-            rake_moves[account] += amount
-            entries.append(
-                {"transaction_id": transaction_id, "account_id": account, "amount": amount}
+        }
+        moved: dict[tuple[int, int], int] = defaultdict(int)  # (table, user): stack change
+        legs: list[Legs] = []
+        for s in settlements:
+            for user, delta in sorted(s.deltas.items()):
+                found = stacks.get((s.table_id, user))
+                if found is None:
+                    raise NotSeated(f"user {user} is not seated at table {s.table_id}")
+                seat_no, stack = found
+                if stack + delta < 0:
+                    raise InsufficientFunds(
+                        f"seat {seat_no} holds {chips(stack)}; it cannot lose {chips(-delta)}",
+                        account=f"seat:{s.table_id}:{seat_no}",
+                        balance=stack,
+                        needed=-delta,
+                    )
+                stacks[s.table_id, user] = (seat_no, stack + delta)
+                moved[s.table_id, user] += delta
+            legs.append(_legs({ids[escrow_code(s.table_id)]: -s.rake, ids[HOUSE]: s.rake}))
+        changed = {seat: delta for seat, delta in moved.items() if delta}
+        if changed:
+            await conn.execute(
+                update(Seat)
+                .where(Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user"))
+                .values(stack=Seat.stack + bindparam("b_delta")),
+                [{"b_table": t, "b_user": u, "b_delta": d} for (t, u), d in changed.items()],
             )
-        posted.append(Posted(transaction_id, str(TxKind.HAND_SETTLEMENT), s.key, legs, now))
-    changed = {seat: delta for seat, delta in moved.items() if delta}
-    if changed:
-        await conn.execute(
-            update(Seat)
-            .where(Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user"))
-            .values(stack=Seat.stack + bindparam("b_delta")),
-            [{"b_table": t, "b_user": u, "b_delta": d} for (t, u), d in changed.items()],
-        )
-        _expire(session, Seat, lambda seat: (seat.table_id, seat.user_id) in changed, "stack")
-    if entries:
-        await conn.execute(insert(LedgerEntry), entries)
-        await conn.execute(
-            update(LedgerAccount)
-            .where(LedgerAccount.id.in_(list(rake_moves)))
-            .values(balance=LedgerAccount.balance + case(rake_moves, value=LedgerAccount.id))
-        )
-        _expire(session, LedgerAccount, lambda account: account.id in rake_moves, "balance")
-    return posted
+            _keep_true(
+                session,
+                Seat,
+                lambda seat: (
+                    stacks[seat.table_id, seat.user_id][1]
+                    if (seat.table_id, seat.user_id) in changed
+                    else None
+                ),
+                "stack",
+            )
+        return legs
 
-
-def _expire(
-    session: AsyncSession, kind: type[Any], changed: Callable[[Any], bool], name: str
-) -> None:
-    """A caller's loaded copies of rows a Core statement changed read `name` again."""
-    for held in list(session.identity_map.values()):
-        if isinstance(held, kind) and changed(held):
-            session.expire(held, [name])
+    return plan

@@ -1,81 +1,98 @@
-"""A table's settings (RULES.md R1-R4, R19, R22, R25), checked once, as the runtime uses them."""
+"""A table's settings (RULES.md R1-R4, R19, R22, R25): one model, checked in one place.
+
+Table creation (the lobby) and the host's changes (HTTP and the socket) both go through
+`TableSettings`, with strict types: a whole number is a JSON integer (no `7.5`, no `"8"`,
+no `true`), a name is a string. The model checks the table's own bounds; the game's
+relations between the stakes (R2, the bring-in, the rake) are the engine's `Rules`, checked
+by building one, so each rule is written once.
+
+`rake_cap` None means uncapped, as in the engine. Clients and the database say "uncapped"
+with 0 (a cap of 0 would be no rake at all, which is `rake_bps` 0), so 0 is read as None.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from app.engine import Rules, Variant, money
+from app.engine.rules import MAX_SEATS, ShowdownFirst, TimeoutAction
 from app.tables.errors import TableError
 
-TimeoutAction = Literal["all_in", "fold"]
-ShowdownFirst = Literal["first_to_act", "lowest_seat"]
-
-# Settings the host may change between hands (not the stakes' identity: not `private`).
-CHANGEABLE = frozenset(
-    {
-        "name", "small_bet", "big_bet", "ante", "bring_in", "max_buy_in", "max_seats",
-        "action_timer_ms", "hand_pause_ms", "rake_bps", "rake_cap", "rake_third_street",
-        "timeout_action", "showdown_first_when_checked", "sit_out_limit", "bot_delay_ms",
-        "variant",
-    }
-)  # fmt: skip
-# Kept in `PokerTable.extra` (no column of their own).
-EXTRA = ("sit_out_limit", "bot_delay_ms")
+MAX_CHIPS = 10**12  # any amount of chips a setting names; the ledger's columns hold more
 
 
-@dataclass(frozen=True, slots=True)
-class TableSettings:
-    """`rake_cap` 0 means uncapped; `max_buy_in` None means no maximum (R3)."""
+def _no_cap(value: Any) -> Any:
+    return None if value == 0 and type(value) is int else value
 
-    name: str
-    variant: str = "stud"
-    small_bet: int = 100
-    big_bet: int = 200
-    ante: int = 15
-    bring_in: int = 50
-    max_buy_in: int | None = None
-    max_seats: int = 8
-    action_timer_ms: int = 10_000
-    hand_pause_ms: int = 3_000
+
+Chips = Annotated[int, Field(le=MAX_CHIPS)]
+Millis = Annotated[int, Field(ge=0)]
+
+
+class TableSettings(BaseModel):
+    """What a host chooses for a table. `max_buy_in` None means no maximum (R3)."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+    variant: Annotated[Variant, Field(strict=False)] = Variant.STUD  # by its value: "stud8"
+    small_bet: Chips
+    big_bet: Chips  # default: twice the small bet
+    ante: Chips = 0
+    bring_in: Chips  # default: half the small bet
+    max_buy_in: Annotated[int, Field(gt=0, le=MAX_CHIPS)] | None = None
+    max_seats: Annotated[int, Field(ge=2, le=MAX_SEATS)] = MAX_SEATS  # R1
+    action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
+    hand_pause_ms: Annotated[Millis, Field(le=60_000)] = 3_000
     rake_bps: int = 0
-    rake_cap: int = 0
+    rake_cap: Annotated[Chips | None, BeforeValidator(_no_cap)] = None
     rake_third_street: bool = False
     timeout_action: TimeoutAction = "all_in"
     showdown_first_when_checked: ShowdownFirst = "first_to_act"
     private: bool = False
-    sit_out_limit: int = 3  # hands a player may sit out before the seat is freed
-    bot_delay_ms: int = 800  # a bot's "thinking" time
+    sit_out_limit: Annotated[int, Field(ge=0, le=1000)] = 3  # hands sat out, then the seat frees
+    bot_delay_ms: Annotated[Millis, Field(le=60_000)] = 800  # a bot's "thinking" time
 
-    def __post_init__(self) -> None:
-        self.check()
+    @model_validator(mode="before")
+    @classmethod
+    def _stakes_defaults(cls, data: Any) -> Any:
+        """`big_bet` defaults to twice the small bet, `bring_in` to half of it (R2)."""
+        if not isinstance(data, dict) or type(data.get("small_bet")) is not int:
+            return data
+        small: int = data["small_bet"]
+        data = dict(data)
+        if data.get("big_bet") is None:
+            data["big_bet"] = 2 * small
+        if data.get("bring_in") is None:
+            data["bring_in"] = max(1, small // 2)
+        return data
 
-    def check(self) -> None:
-        def bad(message: str) -> TableError:
-            return TableError("invalid_settings", message)
-
-        if not 1 <= len(self.name.strip()) <= 64:
-            raise bad("the table name is 1 to 64 characters")
-        if self.variant not in {v.value for v in Variant}:
-            raise bad("the variant is stud, stud8 or razz")
-        if not 2 <= self.max_seats <= 8:
-            raise bad("a table seats 2 to 8 players (R1)")
-        if not 100 <= self.action_timer_ms <= 300_000:
-            raise bad("the action timer is 0.1 to 300 seconds")
-        if not 0 <= self.hand_pause_ms <= 60_000:
-            raise bad("the pause between hands is 0 to 60 seconds")
-        if not 0 <= self.sit_out_limit <= 1000 or not 0 <= self.bot_delay_ms <= 60_000:
-            raise bad("sit_out_limit is 0..1000 hands and bot_delay_ms 0..60000")
-        if self.rake_cap < 0:
-            raise bad("the rake cap cannot be negative")
+    @model_validator(mode="after")
+    def _game_rules(self) -> TableSettings:
+        self.rules()  # the engine's ValueError names the broken rule
         if self.max_buy_in is not None and self.max_buy_in < self.min_buy_in:
-            raise bad(
+            raise ValueError(
                 f"the maximum buy-in must be at least the minimum ({money.chips(self.min_buy_in)})"
             )
+        return self
+
+    @classmethod
+    def parse(cls, data: Any) -> TableSettings:
+        """Settings from a client's JSON object, or `TableError("invalid_settings")`."""
         try:
-            self.rules()
-        except ValueError as exc:
-            raise bad(str(exc)) from None
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise invalid(exc) from None
 
     @property
     def min_buy_in(self) -> int:
@@ -84,28 +101,42 @@ class TableSettings:
 
     def rules(self) -> Rules:
         return Rules(
-            Variant(self.variant),
+            self.variant,
             ante=self.ante,
             bring_in=self.bring_in,
             small_bet=self.small_bet,
             big_bet=self.big_bet,
             rake_bps=self.rake_bps,
-            rake_cap=self.rake_cap or None,
+            rake_cap=self.rake_cap,
             rake_third_street=self.rake_third_street,
             timeout_action=self.timeout_action,
             showdown_first_when_checked=self.showdown_first_when_checked,
         )
 
     def changed(self, changes: dict[str, Any]) -> TableSettings:
+        """These settings with the host's changes, checked like new ones."""
         unknown = set(changes) - CHANGEABLE
         if unknown:
             raise TableError("invalid_settings", f"cannot change {sorted(unknown)}")
-        try:
-            return replace(self, **changes)
-        except TypeError as exc:
-            raise TableError("invalid_settings", str(exc)) from None
+        return self.parse({**self.model_dump(), **changes})
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        """The settings as clients see them (and as the database keeps them)."""
+        out = self.model_dump(mode="json")
+        out["rake_cap"] = self.rake_cap or 0  # the wire's and the database's "uncapped"
         out["min_buy_in"] = self.min_buy_in
         return out
+
+
+def invalid(exc: ValidationError) -> TableError:
+    """The first problem, said plainly: `max_seats: Input should be a valid integer`."""
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    message = first["msg"].removeprefix("Value error, ")
+    return TableError("invalid_settings", f"{where}: {message}" if where else message)
+
+
+# Settings the host may change between hands (not the stakes' identity: not `private`).
+CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
+# Kept in `PokerTable.extra` (no column of their own).
+EXTRA = ("sit_out_limit", "bot_delay_ms")

@@ -109,6 +109,9 @@ def _refusal(exc: StoreError) -> TableError:
     return TableError(exc.code, exc.message)
 
 
+COLUMNS = tuple(name for name in TableSettings.model_fields if name not in EXTRA)
+
+
 def _columns(settings: TableSettings) -> dict[str, Any]:
     data = settings.to_dict()
     data.pop("min_buy_in")
@@ -159,7 +162,7 @@ class LedgerTableStore:
             out = []
             for t in rows:
                 extra = dict(t.extra or {})
-                values = {name: getattr(t, name) for name in _columns(TableSettings(name="x"))}
+                values = {name: getattr(t, name) for name in COLUMNS}
                 values.update({k: extra[k] for k in EXTRA if k in extra})
                 bots = set(extra.get("bots", []))
                 stored = StoredTable(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.engine import Phase
+from app.engine import Phase, Variant
 from app.fanout import create_fanout
 from app.store.db import Database
 from app.tables import FakeClock, LedgerTableStore, Table, TableManager, TableSettings
@@ -29,7 +29,7 @@ async def seated_table(
         for i in range(n):
             users.append((await make_user(s, f"{variant}{i}", balance=10_000)).id)
     table = await manager.create(
-        TableSettings(**{**SETTINGS, **settings}, variant=variant),
+        TableSettings(**{**SETTINGS, **settings}, variant=Variant(variant)),
         host_user_id=users[0],
         password_hash=None,
     )

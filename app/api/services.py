@@ -1,0 +1,72 @@
+"""The table services a running server holds on `app.state.table_services`: the database,
+the fan-out, the `TableManager`, password hashing and the origins allowed to open sockets.
+`start_table_services` makes them in the app's lifespan (a test may start them alone)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fastapi import FastAPI
+
+from app.api.sockets import OpenSockets
+from app.collector import Collector
+from app.fanout import BaseFanout
+from app.store.db import Database
+from app.store.passwords import Passwords
+from app.tables import Clock, LedgerTableStore, TableManager
+
+
+@dataclass
+class TableServices:
+    db: Database
+    fanout: BaseFanout
+    manager: TableManager
+    passwords: Passwords
+    allowed_origins: frozenset[str] = field(default_factory=frozenset)
+    collector: Collector | None = None
+    sockets: OpenSockets | None = None  # by login session: a logout closes them
+
+
+async def start_table_services(
+    app: FastAPI,
+    *,
+    db: Database,
+    fanout: BaseFanout,
+    clock: Clock | None = None,
+    passwords: Passwords | None = None,
+    allowed_origins: frozenset[str] = frozenset(),
+    manager: TableManager | None = None,
+    freeze_gc: bool = True,
+) -> TableServices:
+    """Make the table manager, restore the open tables from the database, publish it on
+    `app.state.table_services`. Then the garbage collector keeps to `app.collector`'s
+    schedule, so a full collection with thousands of sockets open no longer stalls every
+    table for a few hundred ms every few seconds."""
+    manager = manager or TableManager(LedgerTableStore(db), fanout, clock)
+    await manager.restore()
+    collector = None
+    if freeze_gc:
+        collector = Collector()
+        collector.start()
+    services = TableServices(
+        db,
+        fanout,
+        manager,
+        passwords or Passwords(time_cost=1, memory_kib=8192, parallelism=1),
+        allowed_origins,
+        collector,
+    )
+    services.sockets = OpenSockets(fanout, db)
+    await services.sockets.start()
+    app.state.table_services = services
+    return services
+
+
+async def stop_table_services(app: FastAPI) -> None:
+    services: TableServices | None = getattr(app.state, "table_services", None)
+    if services is not None:
+        if services.sockets is not None:
+            await services.sockets.stop()
+        await services.manager.stop()
+        if services.collector is not None:
+            await services.collector.stop()

@@ -1,0 +1,105 @@
+"""The lobby is built like every other route: the services, the player and the settings come
+from `app.state` through `app.api.deps`, and every refusal is `{code, message}`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from app.fanout import create_fanout
+from app.store.db import Database
+from app.tables import FakeClock
+from tests.api.conftest import make_settings
+from tests.api.test_accounts import login, register
+from tests.api.test_site_guard import running
+from tests.tables.live import Live, live_server
+
+
+@pytest.fixture
+async def live(db: Database) -> AsyncIterator[Live]:
+    fanout = create_fanout("memory://")
+    try:
+        async with live_server(db, fanout, FakeClock()) as server:
+            yield server
+    finally:
+        await fanout.close()
+
+
+def refusal(response: httpx.Response) -> tuple[int, str]:
+    detail: Any = response.json()["detail"]
+    assert isinstance(detail, dict) and set(detail) == {"code", "message"}, response.text
+    assert isinstance(detail["message"], str) and detail["message"]
+    return response.status_code, detail["code"]
+
+
+async def test_every_lobby_refusal_has_a_code_and_a_message(live: Live) -> None:
+    _, host_token = await live.user("host")
+    _, guest_token = await live.user("guest")
+    private = await live.create_table(
+        host_token, name="Secret", small_bet=100, private=True, password="hunter22"
+    )
+    public = await live.create_table(host_token, name="Open", small_bet=100)
+    secret_id, open_id = private["table"]["id"], public["table"]["id"]
+    async with live.http() as anyone, live.http(guest_token) as guest:
+        cases = [
+            (await anyone.get("/api/tables/mine"), (401, "not_authenticated")),
+            (await anyone.get("/api/tables", params={"mine": 1}), (401, "not_authenticated")),
+            (await anyone.post("/api/tables", json={"name": "x"}), (401, "not_authenticated")),
+            (await guest.get("/api/tables/999999"), (404, "no_such_table")),
+            (await guest.get(f"/api/tables/{secret_id}"), (404, "no_such_table")),
+            (await guest.post("/api/tables/join", json={"invite": "nope"}), (404, "no_such_table")),
+            (
+                await guest.post(
+                    "/api/tables/join", json={"invite": private["invite"], "password": "wrong"}
+                ),
+                (403, "bad_password"),
+            ),
+            (
+                await guest.post(f"/api/tables/{open_id}/host", json={"command": "pause"}),
+                (403, "not_host"),
+            ),
+            (
+                await guest.post(f"/api/tables/{secret_id}/host", json={"command": "close"}),
+                (404, "no_such_table"),
+            ),
+            (
+                await guest.post(f"/api/tables/{open_id}/host", json={"command": "explode"}),
+                (422, "invalid_request"),
+            ),
+            (
+                await guest.post(
+                    f"/api/tables/{open_id}/host", json={"command": "bots", "count": 1.0}
+                ),
+                (422, "invalid_request"),
+            ),
+            (await guest.get("/api/hands/ffffffffffffffff"), (404, "no_such_hand")),
+        ]  # fmt: skip
+        for response, expected in cases:
+            assert refusal(response) == expected, (response.request.url, response.text)
+    async with live.http(host_token) as host:
+        removing = await host.post(f"/api/tables/{open_id}/host", json={"command": "remove"})
+        assert refusal(removing) == (422, "invalid_request")
+        assert (await host.get(f"/api/tables/{secret_id}")).status_code == 200
+    assert not live.table(open_id).paused and not live.table(secret_id).closed
+
+
+async def test_the_lobby_reads_the_apps_own_settings(db_url: str, tmp_path: Path) -> None:
+    """The session cookie's name is this app's setting (not the process environment's)."""
+    settings = make_settings(db_url, tmp_path).model_copy(
+        update={"session_cookie_name": "other_session"}
+    )
+    async with running(settings) as (_, http):
+        assert (await register(http)).status_code == 201
+        logged_in = await login(http)
+        assert logged_in.cookies.get("other_session")
+        mine = await http.get("/api/tables/mine")  # the cookie only, no bearer token
+        assert mine.status_code == 200 and mine.json() == {"tables": []}
+        made = await http.post("/api/tables", json={"name": "Mine", "small_bet": 100})
+        assert made.status_code == 201, made.text
+        assert [t["name"] for t in (await http.get("/api/tables/mine")).json()["tables"]] == [
+            "Mine"
+        ]
