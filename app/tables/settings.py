@@ -37,6 +37,10 @@ def _no_cap(value: Any) -> Any:
 
 Chips = Annotated[int, Field(le=MAX_CHIPS)]
 Millis = Annotated[int, Field(ge=0)]
+# Floors a host cannot go below: a table of bots with no think time and no pause played
+# hundreds of hands a second, faster than any database writes them (issue 17)
+MIN_BOT_DELAY_MS = 100
+MIN_HAND_PAUSE_MS = 500
 
 
 class TableSettings(BaseModel):
@@ -53,7 +57,7 @@ class TableSettings(BaseModel):
     max_buy_in: Annotated[int, Field(gt=0, le=MAX_CHIPS)] | None = None
     max_seats: Annotated[int, Field(ge=2, le=MAX_SEATS)] = MAX_SEATS  # R1
     action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
-    hand_pause_ms: Annotated[Millis, Field(le=60_000)] = 3_000
+    hand_pause_ms: Annotated[Millis, Field(ge=MIN_HAND_PAUSE_MS, le=60_000)] = 3_000
     rake_bps: int = 0
     rake_cap: Annotated[Chips | None, BeforeValidator(_no_cap)] = None
     rake_third_street: bool = False
@@ -61,7 +65,7 @@ class TableSettings(BaseModel):
     showdown_first_when_checked: ShowdownFirst = "first_to_act"
     private: bool = False
     sit_out_limit: Annotated[int, Field(ge=0, le=1000)] = 3  # hands sat out, then the seat frees
-    bot_delay_ms: Annotated[Millis, Field(le=60_000)] = 800  # a bot's "thinking" time
+    bot_delay_ms: Annotated[Millis, Field(ge=MIN_BOT_DELAY_MS, le=60_000)] = 800  # think time
 
     @model_validator(mode="before")
     @classmethod
@@ -85,6 +89,16 @@ class TableSettings(BaseModel):
                 f"the maximum buy-in must be at least the minimum ({money.chips(self.min_buy_in)})"
             )
         return self
+
+    @classmethod
+    def stored(cls, values: dict[str, Any]) -> TableSettings:
+        """A table's settings as the database kept them; a table made before a floor existed
+        comes back at the floor."""
+        floors = {"hand_pause_ms": MIN_HAND_PAUSE_MS, "bot_delay_ms": MIN_BOT_DELAY_MS}
+        for name, floor in floors.items():
+            if type(values.get(name)) is int and values[name] < floor:
+                values = {**values, name: floor}
+        return cls(**values)
 
     @classmethod
     def parse(cls, data: Any) -> TableSettings:

@@ -167,7 +167,7 @@ class LedgerTableStore:
                 bots = set(extra.get("bots", []))
                 stored = StoredTable(
                     t.id,
-                    TableSettings(**values),
+                    TableSettings.stored(values),
                     t.host_user_id,
                     t.invite_token,
                     t.password_hash,

@@ -131,7 +131,7 @@ def test_no_page_shows_a_text_that_is_not_in_the_catalogue(
         expect(me.page.locator("#create-dialog")).to_be_visible()
         collect("create a table")
         me.page.keyboard.press("Escape")
-        table = create_table(me.page, name="Tafel", max_seats=4, bot_delay_ms=50, private=True)
+        table = create_table(me.page, name="Tafel", max_seats=4, bot_delay_ms=100, private=True)
         open_table(me, server_url, table["table"]["id"])
         me.page.locator('.seat[data-seat="0"] button.sit-here').click()
         expect(me.page.locator("#buy-in-dialog")).to_be_visible()
@@ -227,7 +227,7 @@ def test_a_whole_hand_in_dutch_from_the_browsers_language(
         mail = mailbox.wait_for("bevestig je e-mailadres")
         body = mail.get_body(preferencelist=("plain",))
         assert body is not None and "Open deze link binnen" in body.get_content()
-        table = create_table(me.page, name="Donderdag", max_seats=4, bot_delay_ms=50, private=True)
+        table = create_table(me.page, name="Donderdag", max_seats=4, bot_delay_ms=100, private=True)
         open_table(me, server_url, table["table"]["id"])
         sit(me, 0)
         labels, lines = whole_hand(me)
@@ -273,7 +273,9 @@ def test_a_whole_hand_in_german_chosen_in_the_header_and_kept(
         api(me.page, "POST", "/api/mail/verification")
         mail = mailbox.wait_for("Bestätige deine E-Mail-Adresse")
         assert me.name in str(mail["To"])
-        table = create_table(me.page, name="Stammtisch", max_seats=4, bot_delay_ms=50, private=True)
+        table = create_table(
+            me.page, name="Stammtisch", max_seats=4, bot_delay_ms=100, private=True
+        )
         open_table(me, server_url, table["table"]["id"])
         sit(me, 0)
         labels, lines = whole_hand(me)

@@ -50,7 +50,7 @@ def test_phone_table_with_8_seats_covers_nothing(
     me = Player(f"ph{secrets.token_hex(3)}", context.new_page(), shots_dir)
     try:
         register(me, server_url)
-        table = create_table(me.page, max_seats=8, bot_delay_ms=50, private=True)["table"]
+        table = create_table(me.page, max_seats=8, bot_delay_ms=100, private=True)["table"]
         open_table(me, server_url, table["id"])
         sit(me, 0)
         names = seat_bots(me, 7)
@@ -115,7 +115,7 @@ def test_reload_mid_hand_keeps_the_hand_log(
     me = Player(f"rl{secrets.token_hex(3)}", context.new_page(), shots_dir)
     try:
         register(me, server_url)
-        table = create_table(me.page, max_seats=4, bot_delay_ms=50, private=True)["table"]
+        table = create_table(me.page, max_seats=4, bot_delay_ms=100, private=True)["table"]
         open_table(me, server_url, table["id"])
         sit(me, 0)
         seat_bots(me, 2)

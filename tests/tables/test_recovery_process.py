@@ -61,7 +61,7 @@ async def test_sigkill_mid_hand_then_restart_finds_everything_right(tmp_path: Pa
                 r = await http.post(
                     "/api/tables",
                     headers={"Authorization": f"Bearer {ann_token}"},
-                    json={"name": "Crash", "small_bet": 100, "ante": 10, "hand_pause_ms": 100,
+                    json={"name": "Crash", "small_bet": 100, "ante": 10, "hand_pause_ms": 500,
                           "action_timer_ms": 60_000, "rake_bps": 500, "rake_cap": 50},
                 )  # fmt: skip
                 assert r.status_code == 201, r.text

@@ -95,6 +95,7 @@ async def test_connect_needs_login_same_origin_and_the_invite(live: Live) -> Non
     async with live.http() as http:
         assert (await http.get("/api/tables")).json()["tables"] == []
     base = f"{live.ws_url}/ws/tables/{table_id}"
+
     def bearer(token: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {token}"}
 
@@ -200,7 +201,13 @@ async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
     host, token = await live.user("host")
     _, watcher_token = await live.user("watcher")
     created = await live.create_table(
-        token, name="Bots", small_bet=100, ante=10, private=True, bot_delay_ms=0, hand_pause_ms=0
+        token,
+        name="Bots",
+        small_bet=100,
+        ante=10,
+        private=True,
+        bot_delay_ms=100,
+        hand_pause_ms=500,
     )
     table_id = created["table"]["id"]
     me = await Client.open(live, table_id, token, host)
