@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from app.tables import dealing, publishing, seating
 from app.tables import messages as m
+from app.tables import publishing, seating
 from app.tables.errors import TableError
-from app.tables.seating import DRAIN_WAIT, SeatInfo
+from app.tables.seating import DRAIN_WAIT
 from app.tables.settings import TableSettings
+from app.tables.state import Lifecycle, SeatInfo, TableState
 from app.tables.store import BOT_NAMES
 
-if TYPE_CHECKING:
-    from app.tables.table import Table
 
-
-async def host_settings(table: Table, msg: m.HostSettings) -> dict[str, Any]:
+async def host_settings(table: TableState, msg: m.HostSettings) -> dict[str, Any]:
     table.host_only(msg.user_id)
     new = table.settings.changed(msg.changes)
     if new.max_seats < max(table.seats, default=-1) + 1:
@@ -28,23 +26,23 @@ async def host_settings(table: Table, msg: m.HostSettings) -> dict[str, Any]:
     return {"applied": True}
 
 
-async def apply_settings(table: Table, new: TableSettings) -> None:
+async def apply_settings(table: TableState, new: TableSettings) -> None:
     await table.store.save_settings(table.id, new)
     table.settings = new
     table.pending_settings = None
-    publishing.emit_table(table)
+    publishing.say_table(table)
 
 
-async def host_pause(table: Table, msg: m.HostPause) -> dict[str, Any]:
+async def host_pause(table: TableState, msg: m.HostPause) -> dict[str, Any]:
     table.host_only(msg.user_id)
     table.paused = msg.paused
-    publishing.emit_table(table)
+    publishing.say_table(table)
     if not msg.paused:
-        dealing.schedule_hand(table)
+        table.want_hand()
     return {"paused": table.paused}
 
 
-async def admit(table: Table, msg: m.Admit) -> dict[str, Any]:
+async def admit(table: TableState, msg: m.Admit) -> dict[str, Any]:
     """A private table's new member (invite or password checked by the caller), kept with
     the table's state so a restart remembers them."""
     if msg.user_id not in table.members:
@@ -53,20 +51,20 @@ async def admit(table: Table, msg: m.Admit) -> dict[str, Any]:
     return {}
 
 
-async def host_remove(table: Table, msg: m.HostRemove) -> dict[str, Any]:
+async def host_remove(table: TableState, msg: m.HostRemove) -> dict[str, Any]:
     table.host_only(msg.user_id)
     info = table.seats.get(msg.seat)
     if info is None:
         raise TableError("invalid_seat", f"nobody sits in seat {msg.seat}")
     if table.in_hand(info.seat):
         info.leaving = True
-        publishing.emit_seats(table)
+        publishing.say_seats(table)
         return {"removed": False, "at_hand_end": True}
     await seating.remove(table, info, "removed")
     return {"removed": True}
 
 
-async def host_bots(table: Table, msg: m.HostBots) -> dict[str, Any]:
+async def host_bots(table: TableState, msg: m.HostBots) -> dict[str, Any]:
     table.host_only(msg.user_id)
     if table.closing or table.closed:
         raise TableError("table_closed", "this table is closing")
@@ -88,18 +86,19 @@ async def host_bots(table: Table, msg: m.HostBots) -> dict[str, Any]:
     return {"seats": seated}
 
 
-async def host_close(table: Table, msg: m.HostClose) -> dict[str, Any]:
+async def host_close(table: TableState, msg: m.HostClose) -> dict[str, Any]:
     table.host_only(msg.user_id)
     if table.hand is not None:
-        table.closing = True
-        publishing.emit_table(table)
+        table.become(Lifecycle.CLOSING)
+        publishing.say_table(table)
         return {"closed": False, "at_hand_end": True}
     await close_now(table)
     return {"closed": True}
 
 
-async def close_now(table: Table) -> None:
-    table.closing = True
+async def close_now(table: TableState) -> None:
+    if table.lifecycle is not Lifecycle.CLOSING:
+        table.become(Lifecycle.CLOSING)
     table.turn_alarm.cancel()
     for info in list(table.seats.values()):
         await seating.remove(table, info, "table_closed")
@@ -107,6 +106,6 @@ async def close_now(table: Table) -> None:
         await table.store.close(table.id)
     else:
         table.writer.submit(table.id, "close", lambda: table.store.close(table.id))
-    table.closed = True
-    publishing.emit_table(table)
-    publishing.emit(table, {"type": "closed"})
+    table.become(Lifecycle.CLOSED)
+    publishing.say_table(table)
+    table.say({"type": "closed"})

@@ -1,27 +1,24 @@
-"""Publishing a table's events: each gets the table's next version `v`, its JSON text starts
-with ``{"v":<n>,``; a public event goes on `channels.table(id)`, a seat-private one (a face-down
-card) on `channels.user(id, user)` of the user the table holds in that seat, with the bare
-``{"v":<n>}`` on the table channel in its place. Addressing the user, not the seat, is what
-keeps a seat's cards from anyone else: a socket follows its own user's channel from the start
-and never another's, so only the table (by seating a user) decides who receives a seat's
-cards. A short ring of recent events answers a reconnecting client (`Resync`), else a snapshot.
+"""What a table's watchers see: the events' wire text, the engine's events as the table tells
+them, the snapshot and the catch-up of a reconnecting client (`Resync`), joining, watching
+and chat. The `Table` numbers and publishes what is said here (`Table.say`, `Table._number`):
+each event gets the table's next version `v` and its text starts with ``{"v":<n>,``; a public
+event goes on `channels.table(id)`, a seat-private one (a face-down card) on the private
+channel of the *user* the table holds in that seat, with the bare ``{"v":<n>}`` on the table
+channel in its place (docs/design.md: why the user and not the seat).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.engine import CardDealt, Event, observer_view, view_for
 from app.engine.views import POT_EVENTS, pots_now
-from app.fanout import channels
 from app.jsontext import from_json, to_json
 from app.tables import messages as m
 from app.tables.errors import TableError
-
-if TYPE_CHECKING:
-    from app.tables.table import Table
+from app.tables.state import TableState
 
 HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
 CHAT_MAX = 200
@@ -39,24 +36,7 @@ def version_of(text: str) -> int:
     return int(text[5:end] if end > 0 else text[5:-1])
 
 
-def emit(table: Table, body: dict[str, Any], audience: int | None = None) -> None:
-    """Number and queue one event; `audience` is the one seat that may see it."""
-    table.version += 1
-    v = table.version
-    text = encode(v, body)
-    if audience is None:
-        table.ring.append((v, text, None))
-        table.outgoing.append((table.channel, text))
-    else:
-        user = table.hand_users.get(audience)
-        if user is None:
-            user = table.seats[audience].user_id
-        table.ring.append((v, text, user))
-        table.outgoing.append((channels.user(table.id, user), text))
-        table.outgoing.append((table.channel, f'{{"v":{v}}}'))
-
-
-def engine_events(table: Table, events: Sequence[Event]) -> None:
+def engine_events(table: TableState, events: Sequence[Event]) -> None:
     dealt_down = False
     pots: list[dict[str, Any]] | None = None
     for event in events:
@@ -69,30 +49,30 @@ def engine_events(table: Table, events: Sequence[Event]) -> None:
             # no wager comes between two such events of one step: the pots after it hold
             pots = pots if pots is not None else pots_now(table.hand)
             body["pots"] = pots
-        emit(table, body, audience)
+        table.say(body, audience)
         if isinstance(event, CardDealt) and not event.face_up:
             dealt_down = True
     if dealt_down and table.hand is not None:
         counts = {str(p.seat): len(p.down) for p in table.hand.players if not p.folded}
-        emit(table, {"type": "down_cards", "hand_id": table.hand_id, "counts": counts})
+        table.say({"type": "down_cards", "hand_id": table.hand_id, "counts": counts})
 
 
-def emit_seats(table: Table) -> None:
-    emit(table, {"type": "seats", "seats": table.seat_list()})
+def say_seats(table: TableState) -> None:
+    table.say({"type": "seats", "seats": table.seat_list()})
 
 
-def emit_table(table: Table) -> None:
-    emit(table, {"type": "table", "table": table.info()})
+def say_table(table: TableState) -> None:
+    table.say({"type": "table", "table": table.info()})
 
 
-def note_observers(table: Table) -> None:
+def note_observers(table: TableState) -> None:
     count = table.observer_count()
     if count != table.observers:
         table.observers = count
-        emit(table, {"type": "observers", "count": count})
+        table.say({"type": "observers", "count": count})
 
 
-def hand_log(table: Table, user_id: int | None) -> tuple[list[dict[str, Any]], bool]:
+def hand_log(table: TableState, user_id: int | None) -> tuple[list[dict[str, Any]], bool]:
     """The latest hand's events from the ring, as `user_id` may see them: the public ones and
     their own face-down cards (never another seat's; an observer gets none). The flag is
     False when the hand's start has already left the ring (only its later events are kept)."""
@@ -113,7 +93,7 @@ def hand_log(table: Table, user_id: int | None) -> tuple[list[dict[str, Any]], b
     return events, start is not None
 
 
-def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
+def snapshot(table: TableState, user_id: int | None) -> dict[str, Any]:
     seat = table.by_user.get(user_id) if user_id is not None else None
     hand_view: dict[str, Any] | None = None
     hand = table.hand
@@ -148,7 +128,7 @@ def snapshot(table: Table, user_id: int | None) -> dict[str, Any]:
     }
 
 
-async def join(table: Table, msg: m.Join) -> dict[str, Any]:
+async def join(table: TableState, msg: m.Join) -> dict[str, Any]:
     table.viewers[msg.user_id] = table.viewers.get(msg.user_id, 0) + 1
     return {
         "seat": table.by_user.get(msg.user_id),
@@ -157,7 +137,7 @@ async def join(table: Table, msg: m.Join) -> dict[str, Any]:
     }
 
 
-async def unwatch(table: Table, msg: m.Unwatch) -> None:
+async def unwatch(table: TableState, msg: m.Unwatch) -> None:
     left = table.viewers.get(msg.user_id, 0) - 1
     if left > 0:
         table.viewers[msg.user_id] = left
@@ -165,7 +145,7 @@ async def unwatch(table: Table, msg: m.Unwatch) -> None:
         table.viewers.pop(msg.user_id, None)
 
 
-async def resync(table: Table, msg: m.Resync) -> dict[str, Any]:
+async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:
     last = msg.last_v
     first_kept = table.ring[0][0] if table.ring else table.version + 1
     if (
@@ -184,26 +164,25 @@ async def resync(table: Table, msg: m.Resync) -> dict[str, Any]:
     return {"v": table.version, "events": [], "snapshot": snapshot(table, msg.user_id)}
 
 
-async def sync(table: Table, msg: m.Sync) -> int:
+async def sync(table: TableState, msg: m.Sync) -> int:
     """A barrier: every message before it is handled and the table's records written."""
     await table.writer.drain(table.id, SYNC_WAIT)
     return table.version
 
 
-async def chat(table: Table, msg: m.Chat) -> dict[str, Any]:
+async def chat(table: TableState, msg: m.Chat) -> dict[str, Any]:
     text = msg.text.strip()
     if not text:
         raise TableError("invalid_chat", "say something")
     if len(text) > CHAT_MAX:
         raise TableError("chat_too_long", f"chat lines are at most {CHAT_MAX} characters")
-    emit(
-        table,
+    table.say(
         {
             "type": "chat",
             "user_id": msg.user_id,
             "name": msg.name,
             "seat": table.by_user.get(msg.user_id),
             "text": text,
-        },
+        }
     )
     return {}

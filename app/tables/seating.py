@@ -5,60 +5,28 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.engine import money
-from app.tables import dealing, publishing
 from app.tables import messages as m
+from app.tables import publishing
 from app.tables.errors import TableError
-from app.tables.store import Stacks
-
-if TYPE_CHECKING:
-    from app.tables.table import Table
+from app.tables.state import SeatInfo, TableState, stacks_view
 
 log = logging.getLogger("app.tables")
 
 DRAIN_WAIT = 1.0  # seconds a chip move waits for the table's hand records to be written
 
 
-@dataclass(slots=True)
-class SeatInfo:
-    seat: int
-    user_id: int
-    name: str
-    stack: int
-    key: str  # this sitting's id: the cash-out's idempotency key
-    bot: bool = False
-    sitting_out: bool = False
-    auto_post: bool = True
-    posted: bool = False  # auto_post off: said "I'm in" for the next hand
-    sat_out_hands: int = 0
-    leaving: bool = False
-    top_ups: list[tuple[int, str]] = field(default_factory=list)
-
-    def public(self, stack: int | None = None) -> dict[str, Any]:
-        return {
-            "seat": self.seat,
-            "user_id": self.user_id,
-            "name": self.name,
-            "stack": self.stack if stack is None else stack,
-            "sitting_out": self.sitting_out,
-            "auto_post": self.auto_post,
-            "bot": self.bot,
-            "leaving": self.leaving,
-        }
-
-
 ANSWERS_KEPT = 1024  # request ids a table remembers (older repeats still move no chip)
 
 
-def request_key(table: Table, user_id: int, request_id: str) -> str:
+def request_key(table: TableState, user_id: int, request_id: str) -> str:
     """The ledger's idempotency key of a player's chip request at this table."""
     return f"t{table.id}:u{user_id}:{request_id}"
 
 
-def answered(table: Table, key: str, content: tuple[Any, ...]) -> dict[str, Any] | None:
+def answered(table: TableState, key: str, content: tuple[Any, ...]) -> dict[str, Any] | None:
     """The first answer to a repeated request, or None for a new one. A request id is bound
     to what it asked: the same id asking something else is refused."""
     seen = table.answered.get(key)
@@ -71,18 +39,13 @@ def answered(table: Table, key: str, content: tuple[Any, ...]) -> dict[str, Any]
     return seen[1]
 
 
-def remember(table: Table, key: str, content: tuple[Any, ...], answer: dict[str, Any]) -> None:
+def remember(table: TableState, key: str, content: tuple[Any, ...], answer: dict[str, Any]) -> None:
     table.answered[key] = (content, answer)
     if len(table.answered) > ANSWERS_KEPT:
         del table.answered[next(iter(table.answered))]
 
 
-def table_stacks(table: Table) -> Stacks:
-    """The table's view of its seats, as stored beside the ledger's (`ledger check`)."""
-    return {str(seat): [info.user_id, info.stack] for seat, info in table.seats.items()}
-
-
-async def sit(table: Table, msg: m.Sit) -> dict[str, Any]:
+async def sit(table: TableState, msg: m.Sit) -> dict[str, Any]:
     key = request_key(table, msg.user_id, msg.key)
     content = ("sit", msg.seat, msg.amount)
     earlier = answered(table, key, content)
@@ -113,11 +76,11 @@ async def sit(table: Table, msg: m.Sit) -> dict[str, Any]:
     return answer
 
 
-async def buy_in(table: Table, info: SeatInfo, key: str) -> bool:
+async def buy_in(table: TableState, info: SeatInfo, key: str) -> bool:
     """Post the buy-in and seat `info` (a player or a bot). False, and nobody is seated, if
     the ledger had posted `key` before (a repeat the table no longer remembers)."""
     await caught_up(table)
-    stacks = table_stacks(table)
+    stacks = stacks_view(table)
     stacks[str(info.seat)] = [info.user_id, info.stack]
     if not await table.store.buy_in(table.id, info.user_id, info.seat, info.stack, key, stacks):
         return False
@@ -125,15 +88,15 @@ async def buy_in(table: Table, info: SeatInfo, key: str) -> bool:
     return True
 
 
-def seat(table: Table, info: SeatInfo) -> None:
+def seat(table: TableState, info: SeatInfo) -> None:
     table.seats[info.seat] = info
     table.by_user[info.user_id] = info.seat
     table.members.add(info.user_id)
-    publishing.emit_seats(table)
-    dealing.schedule_hand(table)
+    publishing.say_seats(table)
+    table.want_hand()
 
 
-async def top_up(table: Table, msg: m.TopUp) -> dict[str, Any]:
+async def top_up(table: TableState, msg: m.TopUp) -> dict[str, Any]:
     key = request_key(table, msg.user_id, msg.key)
     content = ("top_up", msg.amount)
     earlier = answered(table, key, content)
@@ -151,43 +114,43 @@ async def top_up(table: Table, msg: m.TopUp) -> dict[str, Any]:
         answer = {"queued": True, "stack": info.stack}
     else:
         await apply_top_up(table, info, msg.amount, key)
-        publishing.emit_seats(table)
+        publishing.say_seats(table)
         answer = {"queued": False, "stack": info.stack}
     remember(table, key, content, answer)
     return answer
 
 
-async def apply_top_up(table: Table, info: SeatInfo, amount: int, key: str) -> None:
+async def apply_top_up(table: TableState, info: SeatInfo, amount: int, key: str) -> None:
     await caught_up(table)
-    stacks = table_stacks(table)
+    stacks = stacks_view(table)
     stacks[str(info.seat)][1] += amount
     if await table.store.top_up(table.id, info.user_id, amount, key, stacks):
         info.stack += amount
 
 
-async def leave(table: Table, msg: m.Leave) -> dict[str, Any]:
+async def leave(table: TableState, msg: m.Leave) -> dict[str, Any]:
     info = table.seat_of(msg.user_id)
     if table.in_hand(info.seat):
         info.leaving = True
-        publishing.emit_seats(table)
+        publishing.say_seats(table)
         check_leaver_turn(table, info)
         return {"left": False, "at_hand_end": True}
     amount = await remove(table, info, "left")
     return {"left": True, "amount": amount}
 
 
-def check_leaver_turn(table: Table, info: SeatInfo) -> None:
+def check_leaver_turn(table: TableState, info: SeatInfo) -> None:
     hand = table.hand
     if hand is not None and hand.to_act == info.seat:
         table.post(m.TimedOut(info.seat, table.turn_id))
 
 
-async def remove(table: Table, info: SeatInfo, reason: str) -> int:
+async def remove(table: TableState, info: SeatInfo, reason: str) -> int:
     """Free the seat and return its stack to the player's balance (between hands). If the
     table's hand records are not written yet (a slow database) the cash-out is queued
     behind them and the stack the table holds is what goes back."""
     key = f"leave:{table.id}:{info.key}"
-    stacks = table_stacks(table)
+    stacks = stacks_view(table)
     del stacks[str(info.seat)]
     if await table.writer.drain(table.id, DRAIN_WAIT):
         amount = await table.store.cash_out(table.id, info.user_id, key, stacks)
@@ -201,56 +164,55 @@ async def remove(table: Table, info: SeatInfo, reason: str) -> int:
         )
     del table.seats[info.seat]
     del table.by_user[info.user_id]
-    publishing.emit(
-        table,
+    table.say(
         {
             "type": "left",
             "seat": info.seat,
             "user_id": info.user_id,
             "amount": amount,
             "reason": reason,
-        },
+        }
     )
-    publishing.emit_seats(table)
+    publishing.say_seats(table)
     return amount
 
 
-async def sit_out(table: Table, msg: m.SitOut) -> dict[str, Any]:
+async def sit_out(table: TableState, msg: m.SitOut) -> dict[str, Any]:
     info = table.seat_of(msg.user_id)
     info.sitting_out = True
-    publishing.emit_seats(table)
+    publishing.say_seats(table)
     await save_state(table)
     return {"sitting_out": True}
 
 
-async def sit_in(table: Table, msg: m.SitIn) -> dict[str, Any]:
+async def sit_in(table: TableState, msg: m.SitIn) -> dict[str, Any]:
     info = table.seat_of(msg.user_id)
     if info.stack <= 0 and not info.top_ups:
         raise TableError("no_chips", "top up before sitting back in")
     info.sitting_out = False
     info.sat_out_hands = 0
-    publishing.emit_seats(table)
+    publishing.say_seats(table)
     await save_state(table)
-    dealing.schedule_hand(table)
+    table.want_hand()
     return {"sitting_out": False}
 
 
-async def auto_post(table: Table, msg: m.AutoPost) -> dict[str, Any]:
+async def auto_post(table: TableState, msg: m.AutoPost) -> dict[str, Any]:
     info = table.seat_of(msg.user_id)
     info.auto_post = msg.on
-    publishing.emit_seats(table)
+    publishing.say_seats(table)
     return {"auto_post": msg.on}
 
 
-async def post_ante(table: Table, msg: m.PostAnte) -> dict[str, Any]:
+async def post_ante(table: TableState, msg: m.PostAnte) -> dict[str, Any]:
     info = table.seat_of(msg.user_id)
     info.posted = True
     info.sitting_out = False
-    dealing.schedule_hand(table)
+    table.want_hand()
     return {"posted": True}
 
 
-async def save_state(table: Table) -> None:
+async def save_state(table: TableState) -> None:
     try:
         await table.store.save_state(
             table.id,
@@ -262,7 +224,7 @@ async def save_state(table: Table) -> None:
         log.exception("table %s: could not save its state", table.id)
 
 
-async def caught_up(table: Table) -> None:
+async def caught_up(table: TableState) -> None:
     """Wait (briefly) until this table's hand records are in the database, so a chip
     move reads stacks that are up to date; refuse it if the database is behind."""
     if not await table.writer.drain(table.id, DRAIN_WAIT):

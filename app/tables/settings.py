@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -35,7 +36,14 @@ def _no_cap(value: Any) -> Any:
     return None if value == 0 and type(value) is int else value
 
 
-Chips = Annotated[int, Field(le=MAX_CHIPS)]
+def _at_most_max_chips(value: int) -> int:
+    """Bounds said in dollars, as the table shows amounts (pydantic's own would name cents)."""
+    if value > MAX_CHIPS:
+        raise ValueError(f"at most {money.chips(MAX_CHIPS)}")
+    return value
+
+
+Chips = Annotated[int, AfterValidator(_at_most_max_chips)]
 Millis = Annotated[int, Field(ge=0)]
 # Floors a host cannot go below: a table of bots with no think time and no pause played
 # hundreds of hands a second, faster than any database writes them (issue 17)
@@ -54,7 +62,7 @@ class TableSettings(BaseModel):
     big_bet: Chips  # default: twice the small bet
     ante: Chips = 0
     bring_in: Chips  # default: half the small bet
-    max_buy_in: Annotated[int, Field(gt=0, le=MAX_CHIPS)] | None = None
+    max_buy_in: Annotated[int, Field(gt=0), AfterValidator(_at_most_max_chips)] | None = None
     max_seats: Annotated[int, Field(ge=2, le=MAX_SEATS)] = MAX_SEATS  # R1
     action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
     hand_pause_ms: Annotated[Millis, Field(ge=MIN_HAND_PAUSE_MS, le=60_000)] = 3_000

@@ -1,14 +1,18 @@
 """One table: a task that owns all of its state and handles its mailbox one message at a time.
 
 Everything outside (WebSocket handlers, timers, bots) only sends messages (`messages.py`);
-the table runs hands with the engine, moves chips through its `TableStore` (the ledger), and
-publishes every outgoing event, numbered, through the fan-out. The work is split by
-responsibility into modules of functions that take the table:
+nothing else changes a table. The rules are modules of functions over the table's state
+(`state.TableState`), none of which imports another (but `hosting`, which seats and frees
+through `seating`):
 
-- `publishing`: event numbering, the history ring, snapshots and resyncs, fan-out;
+- `dealing`: a hand: dealing it, turns and their timers, timeouts, settlement and record;
 - `seating`: buy-in, top-up, leave, sit out / in, removal (the chips);
-- `dealing`: running a hand: start, turns and timers, timeouts, settlement and its record;
-- `hosting`: the host's commands.
+- `hosting`: the host's commands and closing;
+- `publishing`: what watchers see: the engine's events told, snapshots, resyncs, chat.
+
+They `say` what happened; this class alone numbers those events and publishes them (after
+each message), runs the life cycle (`state.Lifecycle`, its moves in `state.MOVES`), and
+decides what follows: when the next hand is dealt, what happens between hands, closing.
 """
 
 from __future__ import annotations
@@ -18,11 +22,11 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from app.engine import Hand
-from app.engine.cards import Card, shuffled_deck
+from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
 from app.tables import dealing, hosting, publishing, seating
@@ -30,17 +34,18 @@ from app.tables import messages as m
 from app.tables.clock import Alarm, Clock
 from app.tables.errors import TableError
 from app.tables.numbers import HandNumbers
-from app.tables.publishing import HISTORY, version_of
-from app.tables.seating import SeatInfo
+from app.tables.publishing import HISTORY, encode, version_of
 from app.tables.settings import TableSettings
+from app.tables.state import MOVES, DeckSource, Lifecycle, Recording, SeatInfo
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
 
-__all__ = ["DeckSource", "SeatInfo", "Table", "version_of"]
+__all__ = ["MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table", "version_of"]
 
 log = logging.getLogger("app.tables")
 
-DeckSource = Callable[[], Sequence[Card]]
+# finished hands a table may have unwritten before it deals again: what a crash can undo
+MAX_UNWRITTEN = 2
 
 
 class Table:
@@ -70,7 +75,7 @@ class Table:
         self.members: set[int] = set(members or ())
         self.deck_source = deck_source
         self.writer = writer or HandWriter()
-        self.recording: dealing.Recording | None = None  # the hand being played, for its record
+        self.recording: Recording | None = None  # the hand being played, for its record
         self.voided: list[dict[str, Any]] = []  # hands cancelled by the last restart
         self.channel = channels.table(table_id)
         self.seats: dict[int, SeatInfo] = {}
@@ -88,9 +93,8 @@ class Table:
         self.version = 0
         self.epoch = secrets.token_hex(4)
         self.ring: deque[tuple[int, str, int | None]] = deque(maxlen=HISTORY)
-        self.paused = False
-        self.closing = False
-        self.closed = False
+        self.lifecycle = Lifecycle.OPEN
+        self.paused = False  # the host's switch: no new hand while it is on
         self.pending_settings: TableSettings | None = None
         # chip requests answered, by ledger key: (what was asked, the answer), oldest first
         self.answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
@@ -99,12 +103,11 @@ class Table:
         self.observers = 0  # connected users not seated, as last announced
         self.mailbox: Inbox[tuple[m.Message, asyncio.Future[Any] | None]] = Inbox()
         self.task: asyncio.Task[None] | None = None
+        self.said: list[tuple[dict[str, Any], int | None]] = []  # (event, its user) to number
         self.outgoing: list[tuple[str, str]] = []
         self.turn_alarm = Alarm(self.clock)  # the action timer (R19)
-        self.start_token = 0
-        self.start_pending = False
+        self.start_token = 0  # the scheduled start that counts (older ones are stale)
         self.unwritten = 0  # finished hands the hand writer has not written yet
-        self.held_for_writer = False  # the next hand waits for them (`dealing.MAX_UNWRITTEN`)
 
     # -- life ------------------------------------------------------------------------------
 
@@ -130,10 +133,11 @@ class Table:
 
     def start(self) -> None:
         for void in self.voided:  # players who reconnect see the cancelled hand
-            publishing.emit(self, {"type": "hand_voided", **void})
+            self.say({"type": "hand_voided", **void})
+        self._number()  # in the ring before anyone connects
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self.numbers.refill()  # the first block, while the first hand's pause runs
-        dealing.schedule_hand(self)
+        self.want_hand()
 
     async def stop(self) -> None:
         """Stop the task (server shutdown): a hand in progress is left unsettled (void)."""
@@ -176,11 +180,41 @@ class Table:
                 if future is not None and not future.done():
                     future.set_result(result)
             publishing.note_observers(self)
+            self._number()
             await self._flush()
         while not self.mailbox.empty():  # answer whoever is still waiting
             _, future = self.mailbox.get_nowait()
             if future is not None and not future.done():
                 future.set_exception(TableError("table_closed", "this table is closed"))
+
+    # -- events: said by the rules, numbered and published here ---------------------------
+
+    def say(self, body: dict[str, Any], seat: int | None = None) -> None:
+        """Queue an event; `seat`: only the user this table holds in that seat may see it."""
+        user = None
+        if seat is not None:
+            user = self.hand_users.get(seat)
+            if user is None:
+                user = self.seats[seat].user_id
+        self.said.append((body, user))
+
+    def _number(self) -> None:
+        """Number what was said, keep it in the ring, and queue it for the fan-out: a public
+        event on the table's channel, a private one on its user's, with the bare number on
+        the table's channel in its place."""
+        if not self.said:
+            return
+        said, self.said = self.said, []
+        for body, user in said:
+            self.version += 1
+            v = self.version
+            text = encode(v, body)
+            self.ring.append((v, text, user))
+            if user is None:
+                self.outgoing.append((self.channel, text))
+            else:
+                self.outgoing.append((channels.user(self.id, user), text))
+                self.outgoing.append((self.channel, f'{{"v":{v}}}'))
 
     async def _flush(self) -> None:
         if not self.outgoing:
@@ -210,7 +244,7 @@ class Table:
             "closing": self.closing,
             "closed": self.closed,
             "hands_played": self.hands_played,
-            "saving": self.held_for_writer,  # the next hand waits for earlier ones' records
+            "saving": self.lifecycle is Lifecycle.SAVING,  # waits for earlier hands' records
         }
 
     def summary(self) -> dict[str, Any]:
@@ -235,6 +269,118 @@ class Table:
             "paused": self.paused,
         }
 
+    # -- the life cycle: the one place that decides what the table does next ---------------
+
+    @property
+    def closed(self) -> bool:
+        return self.lifecycle is Lifecycle.CLOSED
+
+    @property
+    def closing(self) -> bool:
+        return self.lifecycle is Lifecycle.CLOSING
+
+    def become(self, stage: Lifecycle) -> None:
+        if stage not in MOVES[self.lifecycle]:
+            raise RuntimeError(f"table {self.id}: no move from {self.lifecycle} to {stage}")
+        self.lifecycle = stage
+
+    def want_hand(self, delay: float | None = None) -> None:
+        """Something changed that may let a hand be dealt: start one after the pause (or
+        `delay`), unless one is on, on its way, waited for, or the table is closing."""
+        if self.lifecycle is not Lifecycle.OPEN:
+            return
+        self.become(Lifecycle.STARTING)
+        self.start_token += 1
+        token = self.start_token
+        wait = self.settings.hand_pause_ms / 1000 if delay is None else delay
+        self.clock.call_later(wait, lambda: self.post(m.StartHand(token)))
+
+    async def _start_hand(self, msg: m.StartHand) -> None:
+        if msg.token == self.start_token and self.lifecycle is Lifecycle.STARTING:
+            await self._deal()
+
+    async def _numbers_reserved(self, msg: m.NumbersReserved) -> None:
+        if self.numbers.add(msg.block) and self.lifecycle is Lifecycle.OPEN:
+            self.become(Lifecycle.STARTING)  # a hand waited for a number: its pause is over
+            self.start_token += 1  # a start already scheduled is stale: this one deals now
+            await self._deal()
+
+    async def _hand_written(self, msg: m.HandWritten) -> None:
+        self.unwritten -= 1
+        if self.lifecycle is Lifecycle.SAVING and self.unwritten <= MAX_UNWRITTEN:
+            self.become(Lifecycle.STARTING)
+            publishing.say_table(self)
+            self.start_token += 1
+            await self._deal()
+
+    async def _deal(self) -> None:
+        """STARTING: deal the next hand if it may be dealt, else wait (OPEN or SAVING)."""
+        if self.paused:
+            self.become(Lifecycle.OPEN)  # unpausing asks again
+            return
+        if self.pending_settings is not None:
+            await hosting.apply_settings(self, self.pending_settings)
+        players = [info for _, info in sorted(self.seats.items()) if dealing.dealt_in(self, info)]
+        if len(players) < 2 or all(info.bot for info in players):
+            self.become(Lifecycle.OPEN)  # bots alone do not play on; a sit asks again
+            return
+        if self.unwritten > MAX_UNWRITTEN:
+            self.become(Lifecycle.SAVING)  # `_hand_written` deals on once the writer is back
+            publishing.say_table(self)
+            return
+        number = self.numbers.take()
+        if number is None:
+            log.warning("table %s: no hand number in reserve; the hand waits for one", self.id)
+            self.become(Lifecycle.OPEN)  # `_numbers_reserved` deals it
+            return
+        await self._free_sat_out(players)
+        self.become(Lifecycle.IN_HAND)
+        await dealing.deal(self, players, number)
+        await self._after_play()
+
+    async def _free_sat_out(self, players: list[SeatInfo]) -> None:
+        limit = self.settings.sit_out_limit
+        for info in list(self.seats.values()):
+            if info in players:
+                info.sat_out_hands = 0
+                continue
+            info.sat_out_hands += 1
+            if limit and info.sat_out_hands > limit and not info.bot:
+                try:
+                    await seating.remove(self, info, "sat_out")
+                except TableError as exc:
+                    log.warning("table %s: could not remove seat %s: %s", self.id, info.seat, exc)
+
+    async def _after_play(self) -> None:
+        if self.hand is None and self.lifecycle in (Lifecycle.IN_HAND, Lifecycle.CLOSING):
+            await self._between_hands()
+
+    async def _between_hands(self) -> None:
+        for info in list(self.seats.values()):
+            try:
+                if info.leaving:
+                    await seating.remove(self, info, "left")
+                    continue
+                for amount, key in info.top_ups:
+                    await seating.apply_top_up(self, info, amount, key)
+            except TableError as exc:
+                log.warning("table %s seat %s: %s", self.id, info.seat, exc.message)
+            finally:
+                info.top_ups.clear()
+            if info.stack <= 0:
+                info.sitting_out = True
+        if self.lifecycle is Lifecycle.CLOSING:
+            await hosting.close_now(self)
+            return
+        self.become(Lifecycle.OPEN)
+        if self.pending_settings is not None:
+            await hosting.apply_settings(self, self.pending_settings)
+        for info in self.seats.values():
+            if not info.auto_post and not info.sitting_out:
+                self.say({"type": "post_ante_due", "seat": info.seat})
+        publishing.say_seats(self)
+        self.want_hand()
+
     # -- dispatch --------------------------------------------------------------------------
 
     async def _handle(self, msg: m.Message) -> Any:
@@ -257,6 +403,17 @@ class Table:
         return self.hand is not None and seat in self.hand.by_seat
 
 
+def in_play(rule: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Table, Any], Any]:
+    """A player's or a timer's move in the hand; if it ended the hand, what follows."""
+
+    async def move(table: Table, msg: Any) -> Any:
+        result = await rule(table, msg)
+        await table._after_play()
+        return result
+
+    return move
+
+
 _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.Admit: hosting.admit,
     m.Join: publishing.join,
@@ -276,10 +433,10 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.HostRemove: hosting.host_remove,
     m.HostBots: hosting.host_bots,
     m.HostClose: hosting.host_close,
-    m.StartHand: dealing.start_hand_msg,
-    m.HandWritten: dealing.hand_written,
-    m.NumbersReserved: dealing.numbers_reserved,
-    m.Act: dealing.act,
-    m.BotAct: dealing.bot_act,
-    m.TimedOut: dealing.timed_out,
+    m.StartHand: Table._start_hand,
+    m.HandWritten: Table._hand_written,
+    m.NumbersReserved: Table._numbers_reserved,
+    m.Act: in_play(dealing.act),
+    m.BotAct: in_play(dealing.bot_act),
+    m.TimedOut: in_play(dealing.timed_out),
 }

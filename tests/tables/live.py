@@ -64,9 +64,15 @@ class Live:
             return body
 
     async def settle(self, table_id: int, seconds: float = 0.0) -> None:
-        """Move the fake clock and let the table handle what that caused."""
+        """Move the fake clock and let the table handle what that caused. Hand numbers come
+        from the database in real time: a table waiting for them gets them first."""
+        table = self.table(table_id)
+        task = table.numbers.task
+        if not table.numbers.available() and task is not None:
+            await asyncio.shield(task)
+            await table.request(m.Sync())
         self.clock.advance(seconds)
-        await self.table(table_id).request(m.Sync())
+        await table.request(m.Sync())
 
     async def balance(self, user_id: int) -> int:
         async with self.db.session() as s:

@@ -31,7 +31,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from app.tables.dealing import MAX_UNWRITTEN
+from app.tables.table import MAX_UNWRITTEN
 from tests.serverproc import (
     Frame,
     Player,

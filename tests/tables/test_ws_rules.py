@@ -230,7 +230,7 @@ async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
             act = {"type": "act", "hand_id": turn["hand_id"], "turn_id": turn["turn_id"]}
             r = await me.call({**act, **calldown(turn["legal"])}, timeout=2)
             assert r["type"] in ("ok", "error"), (r, me.frames[-5:])
-        await live.settle(table_id, 0.001)
+        await live.settle(table_id, 0.1)
     assert table.hands_played >= 12
     await live.settle(table_id)
     async with live.db.session() as s:  # the table's stacks are the ledger's after it all
