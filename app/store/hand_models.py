@@ -29,7 +29,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.store.models import Base
+from app.store.base import Base
 from app.store.types import UTCDateTime, utcnow
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, Integer, String, Text, func
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.store.models import Base
+from app.store.base import Base
 from app.store.types import BigId, UTCDateTime, utcnow
 
 
