@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.store.base import Base
+from app.store.base import Base as Base  # every model module derives from it
 from app.store.types import BigId, UTCDateTime, utcnow
 
 
