@@ -9,9 +9,11 @@ from collections.abc import AsyncIterator
 import pytest
 
 from app.fanout import BaseFanout
+from app.jsontext import to_json
 from app.store.db import Database
 from app.tables import FakeClock
-from app.wire import catalog
+from app.wire import catalog, events
+from app.wire.envelope import encode
 from tests.tables.live import Client, Frame, Live, live_server
 from tests.tables.test_ws_play import PAUSE, calldown, complete_then_fold, drive, seat_players
 
@@ -44,6 +46,20 @@ def problems(frames: list[Frame]) -> list[str]:
             for event in frame["log"]:
                 found += catalog.check(event)
     return found
+
+
+def rebuilt(text: str, frame: Frame) -> str | None:
+    """The frame's text as its catalog class writes it (None for an engine event)."""
+    cls = next(
+        (c for c in (*events.TABLE_EVENTS, *events.REPLIES) if c.type == frame.get("type")), None
+    )
+    if cls is None:
+        return None
+    fields = {
+        k: v for k, v in frame.items() if k != "type" and (k != "v" or cls is events.Snapshot)
+    }
+    body = cls(**fields).body()
+    return to_json(body) if cls in events.REPLIES else encode(frame["v"], body)
 
 
 async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> None:
@@ -84,6 +100,15 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
     clients = [*players.values(), watcher]
     frames = [f for c in clients for f in c.frames]
     assert problems(frames) == []
+    # byte for byte: each table event and reply is exactly what its catalog class writes
+    same = set()
+    for c in clients:
+        for text, frame in zip(c.raw, c.frames, strict=True):
+            again = rebuilt(text, frame)
+            if again is not None:
+                assert again == text
+                same.add(frame["type"])
+    assert {"snapshot", "ok", "error", "turn", "deal_revealed", "left", "chat"} <= same
     sent = {f.get("type") for f in frames}
     # the frames cover the table's own events, the engine's and the replies
     assert {
