@@ -30,8 +30,9 @@ def describe(schema: dict[str, Any]) -> str:
         return "any"
     if kind == "array":
         return f"array of {describe(schema.get('items', {}))}"
-    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
-        return f"object of {describe(schema['additionalProperties'])}"
+    values = schema.get("additionalProperties")
+    if kind == "object" and isinstance(values, dict) and values:  # a map of one kind of value
+        return f"object of {describe(values)}"
     if "pattern" in schema and kind == "string" and "maxLength" not in schema:
         return "card (`As`)"
     bounds = []
