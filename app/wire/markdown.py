@@ -85,7 +85,7 @@ def render() -> str:
 
 
 def update(document: str) -> str:
-    """`document` with its generated section replaced by the catalog's (appended when none)."""
+    """`document` with its generated section replaced by the catalog's (between the markers)."""
     start = document.find(BEGIN)
     stop = document.find(END)
     if start < 0 or stop < start:
