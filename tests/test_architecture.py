@@ -1,9 +1,9 @@
 """The floors of the house import only the floors below them (docs/design.md); no package
 has an import circle inside; nothing above `app/tables` changes a table.
 
-engine (stdlib only) < fanout, store, mail < tables < api < main; `config`, `inbox` (a
-one-reader queue) and `collector` (the garbage collector's schedule) are the ground floor
-under all but the engine.
+engine (stdlib only) < wire (the wire catalog), fanout, store, mail < tables < api < main;
+`config`, `inbox` (a one-reader queue) and `collector` (the garbage collector's schedule) are
+the ground floor under all but the engine.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ ALLOWED: dict[str, set[str]] = {
     "fanout": {"fanout", *GROUND},
     "store": {"store", "engine", *GROUND},
     "mail": {"mail", "store", "engine", *GROUND},
-    "tables": {"tables", "engine", "fanout", "store", "mail", *GROUND},
-    "api": {"api", "engine", "fanout", "store", "mail", "tables", *GROUND},
+    "wire": {"wire", "engine", "jsontext"},  # pydantic and the engine: no table, no web stack
+    "tables": {"tables", "wire", "engine", "fanout", "store", "mail", *GROUND},
+    "api": {"api", "wire", "engine", "fanout", "store", "mail", "tables", *GROUND},
 }
 
 

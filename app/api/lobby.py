@@ -24,9 +24,9 @@ from app.api.deps import (
 )
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
-from app.engine.rules import MAX_SEATS
 from app.tables import Table, TableError, TableSettings
 from app.tables import messages as m
+from app.wire.limits import MAX_BOTS, MAX_SEATS
 
 # `app.api.ws` still imports these from here.
 __all__ = [
@@ -55,7 +55,7 @@ class HostCommand(BaseModel):
     command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
     changes: dict[str, Any] | None = None  # checked by `TableSettings.changed`
     seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)] | None = None
-    count: Annotated[int, Field(ge=1, lt=MAX_SEATS)] | None = None
+    count: Annotated[int, Field(ge=1, le=MAX_BOTS)] | None = None
 
 
 def may_see(table: Table, player: Player | None) -> bool:

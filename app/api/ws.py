@@ -20,20 +20,23 @@ import contextlib
 import hmac
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from app.api import protocol as p
 from app.api.lobby import Player, TableServices, authenticate, get_services, may_see
 from app.engine import money
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
 from app.tables import Table, TableError
 from app.tables import messages as m
-from app.tables.table import version_of
+from app.wire import client as c
+from app.wire.envelope import version_of
+from app.wire.events import Error, Ok
+from app.wire.limits import MAX_CHIPS, MAX_FRAME, REF_MAX
 
 log = logging.getLogger("app.api.ws")
 router = APIRouter()
@@ -232,18 +235,18 @@ async def read(conn: Connection) -> None:
         text = frame.get("text")
         if text is None:  # a binary frame
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    ws.close(CLOSE_UNSUPPORTED, "text frames only (JSON)"), 1.0
-                )
+                await asyncio.wait_for(ws.close(CLOSE_UNSUPPORTED, "text frames only (JSON)"), 1.0)
             return
-        if len(text) > p.MAX_FRAME:
-            await conn.reply(p.error("too_large", f"messages are at most {p.MAX_FRAME} bytes"))
+        if len(text) > MAX_FRAME:
+            await conn.reply(
+                Error(None, "too_large", f"messages are at most {MAX_FRAME} bytes").body()
+            )
             continue
         if not limit.allow():
             if limit.refused > MAX_REFUSED:
                 await ws.close(CLOSE_POLICY, "too many messages")
                 return
-            await conn.reply(p.error("rate_limited", "slow down", ref_of(text)))
+            await conn.reply(Error(ref_of(text), "rate_limited", "slow down").body())
             continue
         await handle(conn, text)
 
@@ -254,18 +257,18 @@ def ref_of(text: str) -> str | None:
     except ValueError:
         return None
     ref = data.get("ref") if isinstance(data, dict) else None
-    return ref[:64] if isinstance(ref, str) else None
+    return ref[:REF_MAX] if isinstance(ref, str) else None
 
 
 async def handle(conn: Connection, text: str) -> None:
     try:
         data = from_json(text)
     except ValueError:
-        await conn.reply(p.error("bad_json", "that is not JSON"))
+        await conn.reply(Error(None, "bad_json", "that is not JSON").body())
         return
     ref = data.get("ref") if isinstance(data, dict) and isinstance(data.get("ref"), str) else None
     try:
-        msg = p.client_message.validate_python(data)
+        msg = c.client_message.validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
@@ -274,45 +277,56 @@ async def handle(conn: Connection, text: str) -> None:
             where = ".".join(str(x) for x in first["loc"])
             what = first["msg"]
             if first["loc"][-1] == "amount":  # in dollars, as the table shows amounts
-                what = f"a whole number of cents, {money.chips(1)} to {money.chips(p.MAX_CHIPS)}"
+                what = f"a whole number of cents, {money.chips(1)} to {money.chips(MAX_CHIPS)}"
             code, message = "invalid_message", f"{where}: {what}"
-        await conn.reply(p.error(code, message, ref[:64] if ref else None))
+        await conn.reply(Error(ref[:REF_MAX] if ref else None, code, message).body())
         return
     try:
-        result = await dispatch(conn, msg)
+        result = await HANDLERS[type(msg)](conn, msg)
     except TableError as exc:
-        await conn.reply(p.error(exc.code, exc.message, msg.ref))
+        await conn.reply(Error(msg.ref, exc.code, exc.message).body())
         return
-    await conn.reply({"type": "ok", "ref": msg.ref, "result": result})
+    await conn.reply(Ok(msg.ref, result).body())
 
 
-async def dispatch(conn: Connection, msg: Any) -> Any:
-    user = conn.player.user_id
-    table = conn.table
-    if isinstance(msg, p.Ping):
-        return {"pong": True}
-    if isinstance(msg, p.ResyncMsg):
-        await conn.resync(msg.last_v, msg.epoch)
-        return {"v": conn.last_sent}
-    if isinstance(msg, p.SitMsg):
-        return await table.request(
-            m.Sit(user, conn.player.name, msg.seat, msg.amount, msg.request_id)
-        )
-    if isinstance(msg, p.ActMsg):
-        return await table.request(m.Act(user, msg.hand_id, msg.turn_id, msg.action, msg.amount))
-    if isinstance(msg, p.ChatMsg):
-        return await table.request(m.Chat(user, conn.player.name, msg.text))
-    simple: dict[type, Any] = {
-        p.TopUpMsg: lambda x: m.TopUp(user, x.amount, x.request_id),
-        p.LeaveMsg: lambda x: m.Leave(user),
-        p.SitOutMsg: lambda x: m.SitOut(user),
-        p.SitInMsg: lambda x: m.SitIn(user),
-        p.AutoPostMsg: lambda x: m.AutoPost(user, x.on),
-        p.PostAnteMsg: lambda x: m.PostAnte(user),
-        p.HostSettingsMsg: lambda x: m.HostSettings(user, x.changes),
-        p.HostPauseMsg: lambda x: m.HostPause(user, x.paused),
-        p.HostRemoveMsg: lambda x: m.HostRemove(user, x.seat),
-        p.HostBotsMsg: lambda x: m.HostBots(user, x.count),
-        p.HostCloseMsg: lambda x: m.HostClose(user),
-    }
-    return await table.request(simple[type(msg)](msg))
+# -- what each client message does: one entry per message of the catalog (app/wire/client) --
+
+Handler = Callable[[Connection, Any], Awaitable[Any]]
+
+
+def _to_table(make: Callable[[Player, Any], m.Message]) -> Handler:
+    """A message the table answers: `make` turns it into the table's own message."""
+
+    async def ask(conn: Connection, msg: Any) -> Any:
+        return await conn.table.request(make(conn.player, msg))
+
+    return ask
+
+
+async def _ping(conn: Connection, msg: c.Ping) -> dict[str, Any]:
+    return {"pong": True}
+
+
+async def _resync(conn: Connection, msg: c.ResyncMsg) -> dict[str, Any]:
+    await conn.resync(msg.last_v, msg.epoch)
+    return {"v": conn.last_sent}
+
+
+HANDLERS: dict[type[c.ClientMessage], Handler] = {
+    c.Ping: _ping,
+    c.ResyncMsg: _resync,
+    c.SitMsg: _to_table(lambda p, x: m.Sit(p.user_id, p.name, x.seat, x.amount, x.request_id)),
+    c.TopUpMsg: _to_table(lambda p, x: m.TopUp(p.user_id, x.amount, x.request_id)),
+    c.LeaveMsg: _to_table(lambda p, x: m.Leave(p.user_id)),
+    c.SitOutMsg: _to_table(lambda p, x: m.SitOut(p.user_id)),
+    c.SitInMsg: _to_table(lambda p, x: m.SitIn(p.user_id)),
+    c.AutoPostMsg: _to_table(lambda p, x: m.AutoPost(p.user_id, x.on)),
+    c.PostAnteMsg: _to_table(lambda p, x: m.PostAnte(p.user_id)),
+    c.ActMsg: _to_table(lambda p, x: m.Act(p.user_id, x.hand_id, x.turn_id, x.action, x.amount)),
+    c.ChatMsg: _to_table(lambda p, x: m.Chat(p.user_id, p.name, x.text)),
+    c.HostSettingsMsg: _to_table(lambda p, x: m.HostSettings(p.user_id, x.changes)),
+    c.HostPauseMsg: _to_table(lambda p, x: m.HostPause(p.user_id, x.paused)),
+    c.HostRemoveMsg: _to_table(lambda p, x: m.HostRemove(p.user_id, x.seat)),
+    c.HostBotsMsg: _to_table(lambda p, x: m.HostBots(p.user_id, x.count)),
+    c.HostCloseMsg: _to_table(lambda p, x: m.HostClose(p.user_id)),
+}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from app.config import Settings, get_settings
+from app.wire.limits import MAX_FRAME
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         host=settings.host,
         port=settings.port,
         ws_per_message_deflate=False,  # small JSON: compression costs CPU, saves nothing
-        ws_max_size=4096,
+        ws_max_size=MAX_FRAME,
         log_level="info",
     )
     return 0

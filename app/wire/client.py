@@ -1,0 +1,212 @@
+"""Every message a client sends on the table socket, validated by pydantic.
+
+Each is a JSON object with a `type`; `ref` (optional) is echoed in the answer. Unknown
+fields are refused. A model's docstring is its note in docs/protocol.md and its `example`
+the document's example (a test validates each example against its model).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from app.wire.limits import (
+    CHAT_MAX,
+    EPOCH_MAX,
+    HAND_ID_MAX,
+    MAX_BOTS,
+    MAX_CHIPS,
+    MAX_SEATS,
+    REF_MAX,
+    REQUEST_ID_MAX,
+    REQUEST_ID_PATTERN,
+)
+
+Ref = Annotated[str, Field(max_length=REF_MAX)] | None
+RequestId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=REQUEST_ID_MAX,
+        pattern=REQUEST_ID_PATTERN,
+        description="the client's key: a retry with the same id moves chips once",
+    ),
+]
+Chips = Annotated[int, Field(gt=0, le=MAX_CHIPS, strict=True, description="in cents")]
+Seat = Annotated[int, Field(ge=0, lt=MAX_SEATS, strict=True)]
+Action = Literal["fold", "check", "call", "bring_in", "complete", "bet", "raise", "show", "muck"]
+
+
+class ClientMessage(BaseModel):
+    """The fields every message may carry."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: str
+    ref: Ref = Field(default=None, description="echoed in the answer")
+    example: ClassVar[dict[str, Any]]
+
+
+class Ping(ClientMessage):
+    """`result: {"pong": true}`"""
+
+    type: Literal["ping"]
+    example: ClassVar[dict[str, Any]] = {"type": "ping"}
+
+
+class ResyncMsg(ClientMessage):
+    """The events missed after `last_v` of table `epoch`, or a snapshot;
+    `result: {"v": <the last event now sent>}`"""
+
+    type: Literal["resync"]
+    last_v: Annotated[int, Field(ge=0, description="the last event number seen")] | None = None
+    epoch: (
+        Annotated[str, Field(max_length=EPOCH_MAX, description="the snapshot's epoch")] | None
+    ) = None
+    example: ClassVar[dict[str, Any]] = {"type": "resync", "last_v": 120, "epoch": "9f2c01ab"}
+
+
+class SitMsg(ClientMessage):
+    """Buy in and sit; at least 10 small bets (R3), at most `max_buy_in` and your balance.
+    `request_id` makes a retried buy-in move chips once: a repeat is answered with the first
+    answer and changes nothing; the same id with another seat or amount (or on a `top_up`)
+    is refused, `request_id_reused`"""
+
+    type: Literal["sit"]
+    seat: Seat
+    amount: Chips
+    request_id: RequestId
+    example: ClassVar[dict[str, Any]] = {
+        "type": "sit", "seat": 3, "amount": 2000, "request_id": "b-81f2"
+    }  # fmt: skip
+
+
+class TopUpMsg(ClientMessage):
+    """Between hands; during a hand you are in, it is queued for its end (`queued: true`)"""
+
+    type: Literal["top_up"]
+    amount: Chips
+    request_id: RequestId
+    example: ClassVar[dict[str, Any]] = {"type": "top_up", "amount": 500, "request_id": "t-1"}
+
+
+class LeaveMsg(ClientMessage):
+    """Stack back to your balance now, or at the end of the hand you are in (your turns
+    then check or fold)"""
+
+    type: Literal["leave"]
+    example: ClassVar[dict[str, Any]] = {"type": "leave"}
+
+
+class SitOutMsg(ClientMessage):
+    """Keep the seat, be dealt no hands"""
+
+    type: Literal["sit_out"]
+    example: ClassVar[dict[str, Any]] = {"type": "sit_out"}
+
+
+class SitInMsg(ClientMessage):
+    """Be dealt in again from the next hand"""
+
+    type: Literal["sit_in"]
+    example: ClassVar[dict[str, Any]] = {"type": "sit_in"}
+
+
+class AutoPostMsg(ClientMessage):
+    """R6: with it off, answer each `post_ante_due`"""
+
+    type: Literal["auto_post"]
+    on: bool = Field(description="post the ante by yourself for every hand")
+    example: ClassVar[dict[str, Any]] = {"type": "auto_post", "on": False}
+
+
+class PostAnteMsg(ClientMessage):
+    """ "I'm in" for the next hand (R6)"""
+
+    type: Literal["post_ante"]
+    example: ClassVar[dict[str, Any]] = {"type": "post_ante"}
+
+
+class ActMsg(ClientMessage):
+    """`amount` is the "to" amount on this street (omit it when only one is legal;
+    `legal.bets` and `legal.raises` hold two amounts, small and big, under R14's
+    fourth-street option)"""
+
+    type: Literal["act"]
+    hand_id: Annotated[str, Field(max_length=HAND_ID_MAX, description="the hand it answers")]
+    turn_id: Annotated[int, Field(ge=0, strict=True, description="the turn it answers")]
+    action: Action
+    amount: Chips | None = None
+    example: ClassVar[dict[str, Any]] = {
+        "type": "act", "hand_id": "c0ffee…", "turn_id": 34, "action": "raise", "amount": 200
+    }  # fmt: skip
+
+
+class ChatMsg(ClientMessage):
+    """Said to everyone at the table, your seat and name with it"""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1, max_length=CHAT_MAX)]
+    example: ClassVar[dict[str, Any]] = {"type": "chat", "text": "gl"}
+
+
+class HostSettingsMsg(ClientMessage):
+    """Host only; checked like a new table's settings, applied between hands"""
+
+    type: Literal["host_settings"]
+    changes: dict[str, Any] = Field(description="any table setting but `private`")
+    example: ClassVar[dict[str, Any]] = {"type": "host_settings", "changes": {"ante": 20}}
+
+
+class HostPauseMsg(ClientMessage):
+    """Host only; no new hand starts while paused"""
+
+    type: Literal["host_pause"]
+    paused: bool
+    example: ClassVar[dict[str, Any]] = {"type": "host_pause", "paused": True}
+
+
+class HostRemoveMsg(ClientMessage):
+    """Host only; the seat's stack back to its owner"""
+
+    type: Literal["host_remove"]
+    seat: Seat
+    example: ClassVar[dict[str, Any]] = {"type": "host_remove", "seat": 3}
+
+
+class HostBotsMsg(ClientMessage):
+    """Host only; bots buy in for 20 small bets and check/call"""
+
+    type: Literal["host_bots"]
+    count: Annotated[
+        int, Field(ge=1, le=MAX_BOTS, strict=True, description="at most the free seats")
+    ]
+    example: ClassVar[dict[str, Any]] = {"type": "host_bots", "count": 2}
+
+
+class HostCloseMsg(ClientMessage):
+    """Host only; every stack back to its owner"""
+
+    type: Literal["host_close"]
+    example: ClassVar[dict[str, Any]] = {"type": "host_close"}
+
+
+MESSAGES: tuple[type[ClientMessage], ...] = (
+    Ping, ResyncMsg, SitMsg, TopUpMsg, LeaveMsg, SitOutMsg, SitInMsg, AutoPostMsg, PostAnteMsg,
+    ActMsg, ChatMsg, HostSettingsMsg, HostPauseMsg, HostRemoveMsg, HostBotsMsg, HostCloseMsg,
+)  # fmt: skip
+
+AnyClientMessage = Annotated[
+    Ping | ResyncMsg | SitMsg | TopUpMsg | LeaveMsg | SitOutMsg | SitInMsg | AutoPostMsg
+    | PostAnteMsg | ActMsg | ChatMsg | HostSettingsMsg | HostPauseMsg | HostRemoveMsg
+    | HostBotsMsg | HostCloseMsg,
+    Field(discriminator="type"),
+]  # fmt: skip
+
+client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)
+
+
+def type_of(model: type[ClientMessage]) -> str:
+    """The `type` a message model accepts (its one `Literal`)."""
+    names: tuple[str, ...] = getattr(model.model_fields["type"].annotation, "__args__", ())
+    return names[0]

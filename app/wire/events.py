@@ -1,0 +1,357 @@
+"""Every event the table sends, and its answers to a client: frozen slotted dataclasses (the
+table builds many a second: no validation on the way out). Each has its `type`, its
+`audience` and `body()`, the wire object without the envelope's `v` (`app.wire.envelope`).
+
+Audiences: ``public`` (everyone at the table), ``seat`` (the user in one seat only; the
+others get the bare ``{"v":n}`` in its place), ``user`` (the one client a reply answers).
+
+The engine's events (`app.engine.events`) are already typed; on the wire the table adds
+`hand_id` to each of them, `number` to `hand_started` and `pots` to the `POT_EVENTS`
+(`engine_body`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from app.engine import Event
+from app.engine.views import POT_EVENTS
+
+Audience = Literal["public", "seat", "user"]
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"doc": text}
+
+
+@dataclass(frozen=True, slots=True)
+class ServerEvent:
+    type: ClassVar[str]
+    audience: ClassVar[Audience]
+
+    def body(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+# -- the table's events ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DealCommitted(ServerEvent):
+    """Just before each hand's `hand_started`: the commitment to the order of the deck the
+    hand is dealt from, fixed before the first card (docs/fairness.md)."""
+
+    type: ClassVar[str] = "deal_committed"
+    audience: ClassVar[Audience] = "public"
+    hand_id: str
+    commitment: str = field(metadata=_doc("64 hex digits"))
+    scheme: str = field(metadata=_doc('"sha256-per-card-v1"'))
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "deal_committed",
+            "hand_id": self.hand_id,
+            "commitment": self.commitment,
+            "scheme": self.scheme,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Turn(ServerEvent):
+    """A seat is to act: what it may do and for how long. `phase` `showdown`/`uncontested`
+    means a show-or-muck (or show / don't show) decision."""
+
+    type: ClassVar[str] = "turn"
+    audience: ClassVar[Audience] = "public"
+    hand_id: str
+    turn_id: int = field(metadata=_doc("an `act` names it"))
+    seat: int
+    phase: str = field(metadata=_doc("betting, showdown or uncontested"))
+    timer_ms: int
+    legal: dict[str, Any] = field(
+        metadata=_doc("fold, check, call, bring_in, complete, bets, raises, show, muck")
+    )
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "turn",
+            "hand_id": self.hand_id,
+            "turn_id": self.turn_id,
+            "seat": self.seat,
+            "phase": self.phase,
+            "timer_ms": self.timer_ms,
+            "legal": self.legal,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DownCards(ServerEvent):
+    """After a deal with face-down cards: how many each seat still in the hand holds."""
+
+    type: ClassVar[str] = "down_cards"
+    audience: ClassVar[Audience] = "public"
+    hand_id: str
+    counts: dict[str, int] = field(metadata=_doc("by seat"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "down_cards", "hand_id": self.hand_id, "counts": self.counts}
+
+
+@dataclass(frozen=True, slots=True)
+class Seats(ServerEvent):
+    """The seats changed (as in the snapshot)."""
+
+    type: ClassVar[str] = "seats"
+    audience: ClassVar[Audience] = "public"
+    seats: list[dict[str, Any]]
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "seats", "seats": self.seats}
+
+
+@dataclass(frozen=True, slots=True)
+class TableChanged(ServerEvent):
+    """The table's settings or state changed (as in the snapshot); `saving: true` while it
+    waits for its earlier hands' records before dealing the next."""
+
+    type: ClassVar[str] = "table"
+    audience: ClassVar[Audience] = "public"
+    table: dict[str, Any]
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "table", "table": self.table}
+
+
+@dataclass(frozen=True, slots=True)
+class Observers(ServerEvent):
+    """The number of people watching without a seat changed."""
+
+    type: ClassVar[str] = "observers"
+    audience: ClassVar[Audience] = "public"
+    count: int
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "observers", "count": self.count}
+
+
+@dataclass(frozen=True, slots=True)
+class Chat(ServerEvent):
+    """A chat line; `seat` is null for someone watching."""
+
+    type: ClassVar[str] = "chat"
+    audience: ClassVar[Audience] = "public"
+    user_id: int
+    name: str
+    seat: int | None
+    text: str
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "chat",
+            "user_id": self.user_id,
+            "name": self.name,
+            "seat": self.seat,
+            "text": self.text,
+        }
+
+
+LeftReason = Literal["left", "removed", "sat_out", "table_closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Left(ServerEvent):
+    """A player left their seat with `amount` back to their balance; `reason` `removed` is
+    by the host, `sat_out` after more than `sit_out_limit` hands sat out."""
+
+    type: ClassVar[str] = "left"
+    audience: ClassVar[Audience] = "public"
+    seat: int
+    user_id: int
+    amount: int
+    reason: LeftReason
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "left",
+            "seat": self.seat,
+            "user_id": self.user_id,
+            "amount": self.amount,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandVoided(ServerEvent):
+    """Once per hand the server was playing here when it stopped: cancelled, every stack
+    back to what it was when it began (`stacks`, by seat)."""
+
+    type: ClassVar[str] = "hand_voided"
+    audience: ClassVar[Audience] = "public"
+    hand_id: str
+    number: str = field(metadata=_doc("the hand's number, a string of digits"))
+    table_id: int
+    reason: str
+    stacks: dict[str, int]
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "hand_voided",
+            "hand_id": self.hand_id,
+            "number": self.number,
+            "table_id": self.table_id,
+            "reason": self.reason,
+            "stacks": self.stacks,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Closed(ServerEvent):
+    """The table closed: every stack is back with its owner."""
+
+    type: ClassVar[str] = "closed"
+    audience: ClassVar[Audience] = "public"
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "closed"}
+
+
+@dataclass(frozen=True, slots=True)
+class PostAnteDue(ServerEvent):
+    """R6: a player with automatic posting off is asked to post for the next hand."""
+
+    type: ClassVar[str] = "post_ante_due"
+    audience: ClassVar[Audience] = "public"
+    seat: int
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "post_ante_due", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class DealRevealed(ServerEvent):
+    """Right after `hand_ended`: the deal's commitment opened as far as everyone saw the
+    cards (the up cards and the hands shown; docs/fairness.md)."""
+
+    type: ClassVar[str] = "deal_revealed"
+    audience: ClassVar[Audience] = "public"
+    hand_id: str
+    reveal: dict[str, Any] = field(metadata=_doc("scheme, commitment, reshuffle_seed, positions"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "deal_revealed", "hand_id": self.hand_id, "reveal": self.reveal}
+
+
+@dataclass(frozen=True, slots=True)
+class SeatDealRevealed(DealRevealed):
+    """The same to each player dealt in whose hand was not shown, also opening their own
+    down cards."""
+
+    audience: ClassVar[Audience] = "seat"
+    seat: int = field(kw_only=True, metadata={"doc": "whom it is for", "sent": False})
+
+
+# -- a client's own frames: not numbered ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot(ServerEvent):
+    """On connect (or a resync the table's kept events cannot answer): the whole table as
+    this user may see it."""
+
+    type: ClassVar[str] = "snapshot"
+    audience: ClassVar[Audience] = "user"
+    v: int = field(metadata=_doc("the table's last event number"))
+    epoch: str = field(metadata=_doc("names this run of the table; a resync names it"))
+    table: dict[str, Any]
+    seats: list[dict[str, Any]]
+    hand: dict[str, Any] | None = field(
+        metadata=_doc("the hand being played, as this user may see it")
+    )
+    you: dict[str, Any] = field(metadata=_doc("user_id, seat, info"))
+    voided: list[dict[str, Any]] = field(metadata=_doc("as the `hand_voided` events"))
+    observers: int
+    log: list[dict[str, Any]] = field(
+        metadata=_doc("the latest hand's events so far, as sent live")
+    )
+    log_complete: bool = field(metadata=_doc("false when the hand's start is no longer kept"))
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "snapshot",
+            "v": self.v,
+            "epoch": self.epoch,
+            "table": self.table,
+            "seats": self.seats,
+            "hand": self.hand,
+            "you": self.you,
+            "voided": self.voided,
+            "observers": self.observers,
+            "log": self.log,
+            "log_complete": self.log_complete,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Ok(ServerEvent):
+    """The answer to a message the table carried out."""
+
+    type: ClassVar[str] = "ok"
+    audience: ClassVar[Audience] = "user"
+    ref: str | None = field(metadata=_doc("the message's `ref`"))
+    result: Any = field(metadata=_doc("what the message did; its own shape per message"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "ok", "ref": self.ref, "result": self.result}
+
+
+@dataclass(frozen=True, slots=True)
+class Error(ServerEvent):
+    """The answer to a message refused: it changed nothing."""
+
+    type: ClassVar[str] = "error"
+    audience: ClassVar[Audience] = "user"
+    ref: str | None = field(metadata=_doc("the message's `ref`"))
+    code: str
+    message: str = field(metadata=_doc("in English; amounts in dollars and cents"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "error", "ref": self.ref, "code": self.code, "message": self.message}
+
+
+TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
+    DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
+    Closed, PostAnteDue, DealRevealed, SeatDealRevealed,
+)  # fmt: skip
+REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
+
+
+# -- the engine's events on the wire ------------------------------------------------------
+
+ENGINE_ADDED: dict[str, tuple[str, type, str]] = {
+    # field: (the events it is added to ("*": all), its type, its doc)
+    "hand_id": ("*", str, "the hand it belongs to"),
+    "number": ("hand_started", str, "the hand's number, a string of digits"),
+    "pots": (
+        " ".join(sorted(POT_EVENTS)),
+        list[dict[str, Any]],
+        "main and side pots (amount, eligible) as the betting round that ended left them",
+    ),
+}
+
+
+def engine_body(
+    event: Event,
+    hand_id: str | None,
+    number: str | None = None,
+    pots: list[dict[str, Any]] | None = None,
+) -> tuple[dict[str, Any], int | None]:
+    """An engine event's wire object and the one seat that may see it (None: public)."""
+    body = event.to_dict()
+    audience: int | None = body.pop("audience")
+    body["hand_id"] = hand_id
+    if number is not None:
+        body["number"] = number
+    elif pots is not None:
+        body["pots"] = pots
+    return body, audience

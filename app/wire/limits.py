@@ -1,0 +1,30 @@
+"""The wire's named bounds, used by the models and by whoever checks them again."""
+
+from __future__ import annotations
+
+from app.engine.rules import MAX_SEATS
+
+MIN_SEATS = 2  # R1: 2 to MAX_SEATS seats at a table
+MAX_BOTS = MAX_SEATS - 1  # a host fills at most every other seat with bots
+CHAT_MAX = 200  # characters in one chat line
+MAX_FRAME = 4096  # characters (bytes of ASCII) in one client frame
+REF_MAX = 64  # characters of a message's `ref`, echoed in its answer
+REQUEST_ID_MAX = 64  # characters of a buy-in's or top-up's `request_id`
+REQUEST_ID_PATTERN = r"^[A-Za-z0-9_.:-]+$"
+HAND_ID_MAX = 32  # characters of a `hand_id` an `act` names
+EPOCH_MAX = 16  # characters of a table's `epoch` a `resync` names
+MAX_CHIPS = 10**12  # any amount of chips a message names
+
+__all__ = [
+    "CHAT_MAX",
+    "EPOCH_MAX",
+    "HAND_ID_MAX",
+    "MAX_BOTS",
+    "MAX_CHIPS",
+    "MAX_FRAME",
+    "MAX_SEATS",
+    "MIN_SEATS",
+    "REF_MAX",
+    "REQUEST_ID_MAX",
+    "REQUEST_ID_PATTERN",
+]
