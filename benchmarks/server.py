@@ -306,6 +306,7 @@ async def prepare(database_url: str, tables: int, bot_delay_ms: int, pause_ms: i
                     seats.append(Seat(table_id, seat, new.token))
                     bots.add(user.id)
             await store.save_state(table_id, members={host.id, *bots}, bots=bots, sitting_out={})
+        await store.release_all()  # the server claims them when it starts
     finally:
         await db.dispose()
     return seats
