@@ -10,6 +10,7 @@ from typing import Any
 
 from app.fanout import BaseFanout
 from app.tables.clock import Clock, RealClock
+from app.tables.errors import TableError
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
 from app.tables.table import DeckSource, Table
@@ -114,6 +115,12 @@ class TableManager:
             if table is not None:
                 log.error("table %s: lease lost to another process; stopped here", table_id)
                 await table.stop()
+                # no request may wait on a table that no longer runs here
+                table.closed = True
+                moved = TableError("table_moved", "this table moved to another server: reconnect")
+                for _, future in table.mailbox.take_all():
+                    if future is not None and not future.done():
+                        future.set_exception(moved)
         return lost
 
     async def stop(self) -> None:
