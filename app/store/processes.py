@@ -103,10 +103,12 @@ def refusal(me: Me, backend: str, other: ServerProcess) -> str | None:
     return None
 
 
-async def register(db: Database, me: Me, *, lease_seconds: float, heartbeat_seconds: float) -> None:
+async def register(
+    db: Database, me: Me, *, lease_seconds: float, heartbeat_seconds: float, wait: bool = True
+) -> None:
     """Add `me` to the registry, or raise `ProcessRefused` (with what to set) when a live
     process cannot share the database with it. Dead processes' rows go, and their leases
-    are freed."""
+    are freed. Without `wait`, a fresh registration in the way refuses at once."""
     seen: dict[str, datetime] = {}  # a blocking process's heartbeat when first looked at
     deadline = time.monotonic() + lease_seconds + 2 * heartbeat_seconds
     while True:
@@ -140,7 +142,7 @@ async def register(db: Database, me: Me, *, lease_seconds: float, heartbeat_seco
             beating = [
                 why for row, why in blocking if row.id in seen and row.heartbeat_at > seen[row.id]
             ]
-            if beating or time.monotonic() > deadline:
+            if beating or not wait or time.monotonic() > deadline:
                 raise ProcessRefused(
                     f"This server will not start: {(beating or [blocking[0][1]])[0]}"
                 )
@@ -217,7 +219,11 @@ class Registration:
                     # conflicts; the tables were freed meanwhile and the renewal drops them
                     log.error("this process's registration had expired; registering again")
                     await register(
-                        self.db, self.me, lease_seconds=self.lease_seconds, heartbeat_seconds=0
+                        self.db,
+                        self.me,
+                        lease_seconds=self.lease_seconds,
+                        heartbeat_seconds=self.heartbeat_seconds,
+                        wait=False,
                     )
                 if self.renew is not None:
                     await self.renew()

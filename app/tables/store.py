@@ -153,6 +153,7 @@ class LedgerTableStore:
     async def claim_open(self) -> list[int]:
         """Claim every open table that is free (or whose lease expired): the ones this store
         now runs, to restore. A table another live process holds is left to it."""
+        claimed: dict[int, int] = {}
         async with self.db.transaction() as s:
             ids = await s.scalars(
                 select(PokerTable.id).where(PokerTable.status == "open").order_by(PokerTable.id)
@@ -160,14 +161,16 @@ class LedgerTableStore:
             for table_id in list(ids):
                 epoch = await leases.claim(s, table_id, self.owner, seconds=self.lease_seconds)
                 if epoch is not None:
-                    self.epochs[table_id] = epoch
-        return sorted(self.epochs)
+                    claimed[table_id] = epoch
+        self.epochs.update(claimed)  # once committed: a renewal meanwhile must not drop them
+        return sorted(claimed)
 
     async def renew_leases(self) -> set[int]:
         """Renew every lease this store holds (one statement); returns the tables it lost."""
+        held = dict(self.epochs)  # a table claimed while this runs is not judged by it
         async with self.db.transaction() as s:
-            kept = await leases.renew(s, self.owner, self.epochs, seconds=self.lease_seconds)
-        lost = set(self.epochs) - set(kept)
+            kept = await leases.renew(s, self.owner, held, seconds=self.lease_seconds)
+        lost = {t for t in set(held) - set(kept) if self.epochs.get(t) == held[t]}
         for table_id in lost:
             del self.epochs[table_id]
         return lost
@@ -199,8 +202,8 @@ class LedgerTableStore:
             epoch = await leases.claim(s, table.id, self.owner, seconds=self.lease_seconds)
             if epoch is None:  # a new table's id was never leased: a bug, not a race
                 raise TableError("lease_lost", f"table {table.id} was already leased")
-            self.epochs[table.id] = epoch
-            return table.id
+        self.epochs[table.id] = epoch  # once committed (see `claim_open`)
+        return table.id
 
     async def load_open(self) -> list[StoredTable]:
         async with self.db.session() as s:
