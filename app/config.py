@@ -30,6 +30,13 @@ class Settings(BaseSettings):
     # Database: upgrade the schema at start (else refuse to start while it is behind).
     auto_migrate: bool = True
 
+    # Several processes on one database: each heartbeats in the process registry and renews
+    # its tables' leases every `heartbeat_seconds`; a process (and its leases) silent for
+    # `lease_seconds` is dead, and its tables are free to claim.
+    heartbeat_seconds: float = 1.0
+    lease_seconds: float = 5.0
+    table_capacity: int = 500  # tables this process will run (placement reads it)
+
     # Accounts and play money (integers in the smallest chip unit).
     starting_balance: int = 100_000
     daily_topup_amount: int = 20_000

@@ -17,12 +17,16 @@ from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store.db import Database
 from app.store.migrate import ensure_schema
+from app.store.processes import Me, Registration
+from app.tables import LedgerTableStore, TableManager
 
 
 @asynccontextmanager
 async def table_server(application: FastAPI) -> AsyncIterator[None]:
-    """The table server's lifespan: database, fan-out, every open table restored.
-    Skipped when a test has already started the services on `app.state`."""
+    """The table server's lifespan: database, the process registry (or a refusal to start
+    beside a process this one cannot share the database with), fan-out, every open table
+    claimed and restored. Skipped when a test has already started the services on
+    `app.state`."""
     if getattr(application.state, "table_services", None) is not None:
         yield
         return
@@ -30,16 +34,33 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     db = Database(settings.effective_database_url)
     await ensure_schema(db, auto_upgrade=settings.auto_migrate)  # or refuse to start
     application.state.db = db
+    me = Me.here(fanout_url=settings.fanout_url, capacity=settings.table_capacity)
+    registration = Registration(
+        db, me, lease_seconds=settings.lease_seconds, heartbeat_seconds=settings.heartbeat_seconds
+    )
+    try:
+        await registration.start()  # or ProcessRefused: says why, and what to set
+    except BaseException:
+        await db.dispose()
+        raise
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
+    store = LedgerTableStore(db, owner=me.id, lease_seconds=settings.lease_seconds)
+    manager = TableManager(store, fanout)
+    registration.set_renew(manager.renew_leases)
     await start_table_services(
-        application, db=db, fanout=fanout, allowed_origins=settings.allowed_origin_set
+        application,
+        db=db,
+        fanout=fanout,
+        allowed_origins=settings.allowed_origin_set,
+        manager=manager,
     )
     mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
     try:
         yield
     finally:
         await mail_api.stop_mail(application)
-        await stop_table_services(application)
+        await stop_table_services(application)  # the tables' leases are released
+        await registration.stop()
         await fanout.close()
         await db.dispose()
 

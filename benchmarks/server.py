@@ -306,6 +306,7 @@ async def prepare(database_url: str, tables: int, bot_delay_ms: int, pause_ms: i
                     seats.append(Seat(table_id, seat, new.token))
                     bots.add(user.id)
             await store.save_state(table_id, members={host.id, *bots}, bots=bots, sitting_out={})
+        await store.release_all()  # the server claims them when it starts
     finally:
         await db.dispose()
     return seats
@@ -368,9 +369,12 @@ async def read_bare(ws: Any, c: Counters) -> None:
             c.latencies.append(now - float(text[5 : text.index(",")]))
 
 
-async def connect_all(urls: list[str], reader: Any, parallel: int = 25) -> list[Any]:
-    """Open every socket (a few at a time, as players arrive); those that still fail after
-    retries are left out (the report says how many connected)."""
+async def connect_all(
+    urls: list[str], reader: Any, parallel: int = 25, tokens: list[str] | None = None
+) -> list[Any]:
+    """Open every socket (a few at a time, as players arrive), each with its session token
+    in the `Authorization` header when given (never in the URL); those that still fail
+    after retries are left out (the report says how many connected)."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import InvalidMessage, InvalidStatus
 
@@ -378,10 +382,17 @@ async def connect_all(urls: list[str], reader: Any, parallel: int = 25) -> list[
     gate = asyncio.Semaphore(parallel)
 
     async def one(i: int, url: str) -> None:
+        headers = {"Authorization": f"Bearer {tokens[i]}"} if tokens else None
         async with gate:
             for attempt in range(5):
                 try:
-                    ws = await connect(url, compression=None, max_size=2**20, open_timeout=60)
+                    ws = await connect(
+                        url,
+                        compression=None,
+                        max_size=2**20,
+                        open_timeout=60,
+                        additional_headers=headers,
+                    )
                     break
                 except (OSError, TimeoutError, InvalidStatus, InvalidMessage):
                     await asyncio.sleep(0.5 * (attempt + 1))
@@ -497,10 +508,12 @@ async def run_stud(args: argparse.Namespace, work: Path) -> Result:
     try:
         await wait_listening(port, proc)
         c = Counters()
-        urls = [f"ws://127.0.0.1:{port}/ws/tables/{s.table_id}?token={s.token}" for s in seats]
+        urls = [f"ws://127.0.0.1:{port}/ws/tables/{s.table_id}" for s in seats]
         table_of = [s.table_id for s in seats]
         t = time.monotonic()
-        sockets = await connect_all(urls, lambda ws, i: read_stud(ws, table_of[i], c))
+        sockets = await connect_all(
+            urls, lambda ws, i: read_stud(ws, table_of[i], c), tokens=[s.token for s in seats]
+        )
         connected = len(sockets)
         print(f"connected {connected} of {len(urls)} sockets in {time.monotonic() - t:.1f} s")
         cpu, load, wall, loadavg = await measure(proc.pid, c, args.warmup, args.seconds)

@@ -115,8 +115,27 @@ class TopUpAlreadyClaimed(LedgerError):
     code = "topup_already_claimed"
 
 
+# --- several processes ----------------------------------------------------------------------
+
+
+class LeaseLost(StoreError):
+    """The table's lease moved on (another process claimed it, or it was released): a write
+    under the old epoch is refused, in its own transaction, and nothing is written."""
+
+    code = "lease_lost"
+
+    def __init__(self, message: str, *, table_ids: frozenset[int] = frozenset()) -> None:
+        super().__init__(message)
+        self.table_ids = table_ids
+
+
 # --- schema ---------------------------------------------------------------------------------
 
 
 class SchemaError(RuntimeError):
     """The database schema does not match this code (too new, or behind with auto-upgrade off)."""
+
+
+class ProcessRefused(RuntimeError):
+    """Another live server process uses this database in a way this one cannot share (SQLite,
+    or in-process fan-out): this process must not run tables. The message says what to set."""

@@ -220,16 +220,16 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
     return written
 
 
-async def void_live_hands(session: AsyncSession, reason: str = RESTART) -> list[HandRecord]:
+async def void_live_hands(
+    session: AsyncSession, reason: str = RESTART, *, table_ids: Sequence[int] | None = None
+) -> list[HandRecord]:
     """Every hand still live (the server died in it) becomes void: its chips never moved, so
-    each player's stack is what it was when it started. Returns the voided rows."""
-    rows = list(
-        await session.scalars(
-            select(HandRecord)
-            .where(HandRecord.status == HandStatus.LIVE)
-            .order_by(HandRecord.started_at)
-        )
-    )
+    each player's stack is what it was when it started. `table_ids`: only those tables'
+    (the ones a process has just claimed). Returns the voided rows."""
+    query = select(HandRecord).where(HandRecord.status == HandStatus.LIVE)
+    if table_ids is not None:
+        query = query.where(HandRecord.table_id.in_(list(table_ids)))
+    rows = list(await session.scalars(query.order_by(HandRecord.started_at)))
     now = utcnow()
     for row in rows:
         row.status = HandStatus.VOID

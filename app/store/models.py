@@ -2,8 +2,8 @@
 
 Money columns are integers in the table's smallest chip unit. The database itself refuses a
 negative balance (player, escrow, house) and a negative stack: the code checks first to give a
-clear error, the CHECK constraints are the guarantee. Later migrations add hands and the mail
-outbox; keep this module in step with `migrations/versions`.
+clear error, the CHECK constraints are the guarantee. Later migrations add hands, the mail
+outbox, processes and table leases; keep this module in step with `migrations/versions`.
 """
 
 from __future__ import annotations
@@ -208,6 +208,7 @@ class Seat(Base):
 # The mail outbox's tables live in their own module, and so do the hand records'; importing
 # them here registers them.
 from app.store import hand_models as _hand_models  # noqa: E402, F401
+from app.store import lease_models as _lease_models  # noqa: E402, F401
 from app.store import outbox as _outbox  # noqa: E402, F401
 
 

@@ -1,17 +1,23 @@
-"""Every table of this process: made, restored at start, found, stopped at shutdown."""
+"""Every table of this process: made, restored at start, found, stopped at shutdown. The
+process runs only tables it holds the lease of (`TableStore.claim_open`, `create`)."""
 
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from typing import Any
 
 from app.fanout import BaseFanout
 from app.tables.clock import Clock, RealClock
+from app.tables.errors import TableError
 from app.tables.settings import TableSettings
+from app.tables.state import Lifecycle
 from app.tables.store import TableStore
 from app.tables.table import DeckSource, Table
 from app.tables.writer import HandWriter
+
+log = logging.getLogger("app.tables.manager")
 
 WRITE_WINDOW = 0.1  # seconds hand writes wait for other tables' to share a transaction
 
@@ -47,7 +53,9 @@ class TableManager:
     async def restore(self) -> int:
         """Bring back every open table with its seats and stacks. A hand that was being
         played when the server stopped never settled: it is recorded void, its stacks are as
-        before it, and the table tells whoever reconnects (`hand_voided`)."""
+        before it, and the table tells whoever reconnects (`hand_voided`). Only the tables
+        this process could claim: one another live process holds stays with it."""
+        await self.store.claim_open()
         voided = await self.store.void_interrupted()
         for stored in await self.store.load_open():
             stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
@@ -99,8 +107,29 @@ class TableManager:
         """The open tables `user_id` hosts, private ones too."""
         return [t for t in self.tables.values() if t.host_user_id == user_id and not t.closed]
 
+    async def renew_leases(self) -> set[int]:
+        """Renew this process's leases; a table whose lease moved on stops at once (its
+        writes would be refused anyway). Returns the tables stopped."""
+        lost = await self.store.renew_leases()
+        for table_id in lost:
+            table = self.tables.pop(table_id, None)
+            if table is not None:
+                log.error("table %s: lease lost to another process; stopped here", table_id)
+                await table.stop()
+                # no request may wait on a table that no longer runs here
+                table.become(Lifecycle.CLOSED)
+                moved = TableError("table_moved", "this table moved to another server: reconnect")
+                for _, future in table.mailbox.take_all():
+                    if future is not None and not future.done():
+                        future.set_exception(moved)
+        return lost
+
     async def stop(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()
         self.tables.clear()
         await self.writer.stop()
+        try:
+            await self.store.release_all()  # the next process claims them without waiting
+        except Exception as exc:  # the database is away: the leases expire by themselves
+            log.warning("leases not released (%s)", type(exc).__name__)

@@ -50,7 +50,8 @@ MOVES: dict[Lifecycle, frozenset[Lifecycle]] = {
         {Lifecycle.OPEN, Lifecycle.IN_HAND, Lifecycle.SAVING, Lifecycle.CLOSING, Lifecycle.CLOSED}
     ),
     Lifecycle.SAVING: frozenset({Lifecycle.STARTING, Lifecycle.CLOSING, Lifecycle.CLOSED}),
-    Lifecycle.IN_HAND: frozenset({Lifecycle.OPEN, Lifecycle.CLOSING}),
+    # to CLOSED in a hand: its lease went to another process, which voids the hand
+    Lifecycle.IN_HAND: frozenset({Lifecycle.OPEN, Lifecycle.CLOSING, Lifecycle.CLOSED}),
     Lifecycle.CLOSING: frozenset({Lifecycle.CLOSED}),
     Lifecycle.CLOSED: frozenset(),
 }

@@ -2,6 +2,12 @@
 through the ledger (`app.store.ledger`) so each move posts exactly once (idempotency keys).
 
 The table runtime talks to a `TableStore`; `LedgerTableStore` is the real one.
+
+Every table this store writes for is leased to it (`app.store.leases`): it claims a table
+when it creates or restores it, and each write checks, in its own transaction, that the
+lease still names this store's owner under the epoch it was claimed with (`_fence`). A
+write for a table whose lease moved on raises `TableError("lease_lost")` for a player's
+request, or `LeaseLost` from the hand writer's jobs, and writes nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from typing import Any, Protocol
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.store import accounts, hands, ledger
+from app.store import accounts, hands, leases, ledger
 from app.store.db import Database
 from app.store.errors import NameTaken, StoreError
 from app.store.models import PokerTable, Seat, User
@@ -57,6 +63,9 @@ class TableStore(Protocol):
         invite_token: str | None,
         password_hash: str | None,
     ) -> int: ...
+    async def claim_open(self) -> list[int]: ...
+    async def renew_leases(self) -> set[int]: ...
+    async def release_all(self) -> None: ...
     async def load_open(self) -> list[StoredTable]: ...
     async def buy_in(
         self, table_id: int, user_id: int, seat_no: int, amount: int, key: str, stacks: Stacks
@@ -121,16 +130,60 @@ def _columns(settings: TableSettings) -> dict[str, Any]:
 
 
 async def _save_stacks(session: AsyncSession, table_id: int, stacks: Stacks) -> None:
-    await session.execute(
-        update(PokerTable).where(PokerTable.id == table_id).values(stacks=stacks)
-    )
+    await session.execute(update(PokerTable).where(PokerTable.id == table_id).values(stacks=stacks))
+
+
+LEASE_SECONDS = 5.0  # the default lease time (`Settings.lease_seconds`)
 
 
 class LedgerTableStore:
-    """Tables, seats and chips in the database, chips only through the ledger."""
+    """Tables, seats and chips in the database, chips only through the ledger; every write
+    fenced by the table's lease. `owner` is this server process's registry id (a fresh one
+    when not given: a store of its own, as in tests and tools)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(
+        self, db: Database, *, owner: str | None = None, lease_seconds: float = LEASE_SECONDS
+    ) -> None:
         self.db = db
+        self.owner = owner or secrets.token_hex(16)
+        self.lease_seconds = lease_seconds
+        self.epochs: dict[int, int] = {}  # table id -> the epoch this store holds it under
+
+    async def _fence(self, s: AsyncSession, *table_ids: int) -> None:
+        """Refuse (`LeaseLost`) unless this store still holds every table's lease."""
+        await leases.check(s, self.owner, {t: self.epochs.get(t, 0) for t in table_ids})
+
+    async def claim_open(self) -> list[int]:
+        """Claim every open table that is free (or whose lease expired): the ones this store
+        now runs, to restore. A table another live process holds is left to it."""
+        claimed: dict[int, int] = {}
+        async with self.db.transaction() as s:
+            ids = await s.scalars(
+                select(PokerTable.id).where(PokerTable.status == "open").order_by(PokerTable.id)
+            )
+            for table_id in list(ids):
+                epoch = await leases.claim(s, table_id, self.owner, seconds=self.lease_seconds)
+                if epoch is not None:
+                    claimed[table_id] = epoch
+        self.epochs.update(claimed)  # once committed: a renewal meanwhile must not drop them
+        return sorted(claimed)
+
+    async def renew_leases(self) -> set[int]:
+        """Renew every lease this store holds (one statement); returns the tables it lost."""
+        held = dict(self.epochs)  # a table claimed while this runs is not judged by it
+        async with self.db.transaction() as s:
+            kept = await leases.renew(s, self.owner, held, seconds=self.lease_seconds)
+        lost = {t for t in set(held) - set(kept) if self.epochs.get(t) == held[t]}
+        for table_id in lost:
+            del self.epochs[table_id]
+        return lost
+
+    async def release_all(self) -> None:
+        """Give every table up (a clean stop): another process may claim them at once."""
+        if self.epochs:
+            async with self.db.transaction() as s:
+                await leases.release(s, self.owner, list(self.epochs))
+            self.epochs.clear()
 
     async def create(
         self,
@@ -149,11 +202,15 @@ class LedgerTableStore:
                 extra={name: getattr(settings, name) for name in EXTRA},
             )
             table = await create_table(s, row)
-            return table.id
+            epoch = await leases.claim(s, table.id, self.owner, seconds=self.lease_seconds)
+            if epoch is None:  # a new table's id was never leased: a bug, not a race
+                raise TableError("lease_lost", f"table {table.id} was already leased")
+        self.epochs[table.id] = epoch  # once committed (see `claim_open`)
+        return table.id
 
     async def load_open(self) -> list[StoredTable]:
         async with self.db.session() as s:
-            rows = await open_tables(s)
+            rows = [t for t in await open_tables(s) if t.id in self.epochs]
             user_ids = {seat.user_id for t in rows for seat in t.seats}
             names: dict[int, str] = {}
             if user_ids:
@@ -198,6 +255,7 @@ class LedgerTableStore:
         """Sit down with `amount`; False (and nothing moves) if `key` was posted before."""
         try:
             async with self.db.transaction() as s:
+                await self._fence(s, table_id)
                 posted = await ledger.buy_in(
                     s, user_id=user_id, table_id=table_id, amount=amount, key=key, seat_no=seat_no
                 )
@@ -213,6 +271,7 @@ class LedgerTableStore:
         """Add `amount` to a seated stack; False (and nothing moves) if `key` was posted before."""
         try:
             async with self.db.transaction() as s:
+                await self._fence(s, table_id)
                 posted = await ledger.buy_in(
                     s, user_id=user_id, table_id=table_id, amount=amount, key=key
                 )
@@ -225,6 +284,7 @@ class LedgerTableStore:
     async def cash_out(self, table_id: int, user_id: int, key: str, stacks: Stacks) -> int:
         try:
             async with self.db.transaction() as s:
+                await self._fence(s, table_id)
                 posted = await ledger.cash_out(s, user_id=user_id, table_id=table_id, key=key)
                 if not posted.replayed:
                     await _save_stacks(s, table_id, stacks)
@@ -243,10 +303,12 @@ class LedgerTableStore:
 
     async def settle(self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int) -> None:
         async with self.db.transaction() as s:
+            await self._fence(s, table_id)
             await ledger.settle_hand(s, table_id=table_id, key=hand_id, deltas=deltas, rake=rake)
 
     async def save_settings(self, table_id: int, settings: TableSettings) -> None:
         async with self.db.transaction() as s:
+            await self._fence(s, table_id)
             table = await get_table(s, table_id)
             for name, value in _columns(settings).items():
                 setattr(table, name, value)
@@ -258,6 +320,7 @@ class LedgerTableStore:
         self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
     ) -> None:
         async with self.db.transaction() as s:
+            await self._fence(s, table_id)
             table = await get_table(s, table_id)
             extra = dict(table.extra or {})
             extra["members"] = sorted(members)
@@ -274,6 +337,7 @@ class LedgerTableStore:
 
     async def close(self, table_id: int) -> None:
         async with self.db.transaction() as s:
+            await self._fence(s, table_id)
             table = await get_table(s, table_id)
             table.status = "closed"
 
@@ -285,17 +349,28 @@ class LedgerTableStore:
     async def record_start(self, start: hands.HandStart) -> None:
         """The live hand's row: nothing secret (no card, no deck)."""
         async with self.db.transaction() as s:
+            await self._fence(s, start.table_id)
             await hands.record_start(s, start)
 
     async def record_hand(self, finish: hands.HandFinish) -> None:
         """The finished hand's record and its settlement, in one transaction."""
         async with self.db.transaction() as s:
+            await self._fence(s, finish.start.table_id)
             await hands.record_finished(s, finish)
 
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None:
         """Several tables' hand writes in one transaction: every start row in two statements,
-        then the finished hands (`hands.record_finished_many`). All or nothing."""
+        then the finished hands (`hands.record_finished_many`). All or nothing: if one
+        table's lease moved on, `LeaseLost` refuses them all, and the hand writer then
+        writes each on its own, where only that table's is refused."""
         async with self.db.transaction() as s:
+            await self._fence(
+                s,
+                *{
+                    item.table_id if isinstance(item, hands.HandStart) else item.start.table_id
+                    for item in items
+                },
+            )
             starts = [item for item in items if isinstance(item, hands.HandStart)]
             if starts:
                 await hands.record_starts(s, starts)
@@ -304,9 +379,13 @@ class LedgerTableStore:
                 await hands.record_finished_many(s, finishes)
 
     async def void_interrupted(self) -> list[dict[str, Any]]:
-        """Void every hand the server died in (start-up, before the tables come back)."""
+        """Void every hand a dead owner left live at the tables this store has claimed
+        (start-up, before the tables come back): no other process's hands."""
+        if not self.epochs:
+            return []
         async with self.db.transaction() as s:
-            rows = await hands.void_live_hands(s)
+            await self._fence(s, *self.epochs)
+            rows = await hands.void_live_hands(s, table_ids=list(self.epochs))
             return [
                 {
                     "hand_id": row.id,

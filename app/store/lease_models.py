@@ -1,0 +1,45 @@
+"""Several server processes on one database: the registry of live processes and each table's
+lease (its one owner, with a fencing epoch). See `app.store.processes` and `app.store.leases`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.store.models import Base
+from app.store.types import UTCDateTime
+
+
+class ServerProcess(Base):
+    """A running server process: live while its heartbeat is younger than the lease time."""
+
+    __tablename__ = "server_processes"
+    __table_args__ = (CheckConstraint("fanout IN ('memory', 'redis')", name="fanout"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)  # random, per start
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    fanout: Mapped[str] = mapped_column(String(8))  # "memory" (in-process) or "redis"
+    capacity: Mapped[int] = mapped_column(Integer)  # tables it will run
+
+
+class TableLease(Base):
+    """Who runs a table. `epoch` grows on every claim and never goes back: a write carries the
+    epoch its table was claimed under and is refused once another claim has moved it on.
+    `owner` is a `ServerProcess.id` (no foreign key: a dead process's row is deleted while
+    its leases stay, to be claimed); None when released."""
+
+    __tablename__ = "table_leases"
+    __table_args__ = (
+        CheckConstraint("epoch >= 1", name="epoch"),
+        Index("ix_table_leases_owner", "owner"),
+    )
+
+    table_id: Mapped[int] = mapped_column(ForeignKey("poker_tables.id"), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(32), default=None)
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
