@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     # besides the server's own; the WebSocket handshake checks `Origin` against them.
     allowed_origins: str = ""
 
+    # Bots alone at a table play on (demo tables, the server benchmark); by default a table
+    # deals only with a person dealt in
+    bots_play_alone: bool = False
+
     # Database: upgrade the schema at start (else refuse to start while it is behind).
     auto_migrate: bool = True
 

@@ -45,7 +45,7 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         raise
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
     store = LedgerTableStore(db, owner=me.id, lease_seconds=settings.lease_seconds)
-    manager = TableManager(store, fanout)
+    manager = TableManager(store, fanout, bots_play_alone=settings.bots_play_alone)
     registration.set_renew(manager.renew_leases)
     await start_table_services(
         application,

@@ -500,7 +500,13 @@ async def run_stud(args: argparse.Namespace, work: Path) -> Result:
     print(f"prepared {args.tables} tables x {SEATS} bots in {time.monotonic() - t:.1f} s")
     port = free_port()
     record = work / "acts.pickle"
-    env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(work), "MAIL_WORKER_ENABLED": "false"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DATA_DIR": str(work),
+        "MAIL_WORKER_ENABLED": "false",
+        "BOTS_PLAY_ALONE": "true",  # the benchmark's tables are bots only
+    }
     env.pop("REDIS_URL", None)
     if args.redis_url:
         env["REDIS_URL"] = args.redis_url

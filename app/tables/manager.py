@@ -30,11 +30,13 @@ class TableManager:
         clock: Clock | None = None,
         deck_source: DeckSource | None = None,
         writer: HandWriter | None = None,
+        bots_play_alone: bool = False,
     ) -> None:
         self.store = store
         self.fanout = fanout
         self.clock: Clock = clock or RealClock()
         self.deck_source = deck_source
+        self.bots_play_alone = bots_play_alone
         self.tables: dict[int, Table] = {}
         # hand records, off the tables' hot path; many tables' writes per transaction
         self.writer = writer or HandWriter(write_many=store.record_many, window=WRITE_WINDOW)
@@ -45,6 +47,7 @@ class TableManager:
             "fanout": self.fanout,
             "clock": self.clock,
             "writer": self.writer,
+            "bots_play_alone": self.bots_play_alone,
         }
         if self.deck_source is not None:
             kwargs["deck_source"] = self.deck_source

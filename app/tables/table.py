@@ -63,6 +63,7 @@ class Table:
         members: set[int] | None = None,
         deck_source: DeckSource = shuffled_deck,
         writer: HandWriter | None = None,
+        bots_play_alone: bool = False,
     ) -> None:
         self.id = table_id
         self.settings = settings
@@ -75,6 +76,7 @@ class Table:
         self.members: set[int] = set(members or ())
         self.deck_source = deck_source
         self.writer = writer or HandWriter()
+        self.bots_play_alone = bots_play_alone  # demo tables; else a person must be dealt in
         self.recording: Recording | None = None  # the hand being played, for its record
         self.voided: list[dict[str, Any]] = []  # hands cancelled by the last restart
         self.channel = channels.table(table_id)
@@ -321,7 +323,8 @@ class Table:
         if self.pending_settings is not None:
             await hosting.apply_settings(self, self.pending_settings)
         players = [info for _, info in sorted(self.seats.items()) if dealing.dealt_in(self, info)]
-        if len(players) < 2 or all(info.bot for info in players):
+        alone = not self.bots_play_alone and all(info.bot for info in players)
+        if len(players) < 2 or alone:
             self.become(Lifecycle.OPEN)  # bots alone do not play on; a sit asks again
             return
         if self.unwritten > MAX_UNWRITTEN:
