@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.store.models import Base
+from app.store.base import Base
 from app.store.types import UTCDateTime
 
 
