@@ -71,7 +71,7 @@ async def test_a_woken_stale_owner_writes_nothing(
                 r = await http.post(
                     "/api/tables",
                     headers={"Authorization": f"Bearer {ann_token}"},
-                    json={"name": "Fenced", "small_bet": 100, "ante": 10, "hand_pause_ms": 100,
+                    json={"name": "Fenced", "small_bet": 100, "ante": 10, "hand_pause_ms": 500,
                           "action_timer_ms": 60_000},
                 )  # fmt: skip
                 assert r.status_code == 201, r.text

@@ -87,7 +87,7 @@ async def test_a_stale_owner_writes_nothing(db: Database) -> None:
         new = LedgerTableStore(db)
         assert await new.claim_open() == [table.id]
         assert new.epochs[table.id] == old.epochs[table.id] + 1
-        (voided,) = await new.void_interrupted()  # the new owner voids the hand left live
+        (voided,) = await new.void_interrupted([table.id])  # the new owner voids the hand left live
         assert voided["hand_id"] == finish.start.hand_id
         before = await _state(db, table.id)
         assert before["postings"] and (finish.start.hand_id, HandStatus.VOID) in before["hands"]
@@ -103,7 +103,7 @@ async def test_a_stale_owner_writes_nothing(db: Database) -> None:
             "record_many": lambda: old.record_many([after_start, finish]),
             "settle": lambda: old.settle(table.id, "stale", {users[0]: 10, users[1]: -10}, 0),
             "save_settings": lambda: old.save_settings(
-                table.id, dataclasses.replace(table.settings, name="Stale")
+                table.id, table.settings.model_copy(update={"name": "Stale"})
             ),
             "save_state": lambda: old.save_state(
                 table.id, members=set(), bots=set(), sitting_out={users[0]: True}
