@@ -195,7 +195,10 @@ class TableManager:
                 if not table.closed:
                     await self._let_go(table)
             if done:
-                await self.store.release([t.id for t in done])
+                try:
+                    await self.store.release([t.id for t in done])
+                except Exception as exc:  # the database is away: the leases expire by themselves
+                    log.warning("leases not released (%s)", type(exc).__name__)
                 log.warning("drain: let go of tables %s", sorted(t.id for t in done))
             if not self.tables or time.monotonic() >= deadline:
                 return len(self.tables)
