@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = 1.0
     lease_seconds: float = 5.0
     table_capacity: int = 500  # tables this process will run (placement reads it)
+    # SIGTERM: current hands may run this long to finish before the tables are let go
+    drain_seconds: float = 30.0
 
     # Accounts and play money (integers in the smallest chip unit).
     starting_balance: int = 100_000

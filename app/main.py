@@ -45,8 +45,12 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         raise
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
     store = LedgerTableStore(db, owner=me.id, lease_seconds=settings.lease_seconds)
-    manager = TableManager(store, fanout, bots_play_alone=settings.bots_play_alone)
-    registration.set_renew(manager.renew_leases)
+    manager = TableManager(
+        store, fanout, bots_play_alone=settings.bots_play_alone, capacity=settings.table_capacity
+    )
+    # each heartbeat renews this process's leases and claims free tables while it has room
+    registration.set_renew(manager.heartbeat)
+    application.state.drain = lambda: manager.drain(settings.drain_seconds)
     await start_table_services(
         application,
         db=db,
@@ -58,6 +62,7 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        application.state.drain = None
         await mail_api.stop_mail(application)
         await stop_table_services(application)  # the tables' leases are released
         await registration.stop()

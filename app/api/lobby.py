@@ -140,9 +140,12 @@ async def create_table(
     password_hash = None
     if password and settings.private:
         password_hash = await services.passwords.hash(password)
-    table = await services.manager.create(
-        settings, host_user_id=player.user_id, password_hash=password_hash
-    )
+    try:
+        table = await services.manager.create(
+            settings, host_user_id=player.user_id, password_hash=password_hash
+        )
+    except TableError as exc:  # this process is full or stopping (server_full, server_stopping)
+        raise from_table(exc, 503) from None
     return {
         "table": table.summary(),
         "invite": table.invite_token,

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from app.config import Settings, get_settings
 from app.wire.limits import MAX_FRAME
@@ -22,6 +26,31 @@ def settings_for(args: argparse.Namespace, settings: Settings | None = None) -> 
     )
 
 
+def draining_server(application: Any, config: Any) -> Any:
+    """A uvicorn server that, on SIGTERM (or Ctrl+C), first drains the tables (the app's
+    `state.drain`: current hands finish, each table is let go between hands) while every
+    socket stays open, and only then shuts down. A second Ctrl+C stops at once."""
+    import uvicorn
+
+    class DrainingServer(uvicorn.Server):
+        drain_task: asyncio.Task[Any] | None = None
+
+        async def on_tick(self, counter: int) -> bool:
+            if self.should_exit and not self.force_exit:
+                drain: Callable[[], Coroutine[Any, Any, Any]] | None = getattr(
+                    application.state, "drain", None
+                )
+                if drain is not None and self.drain_task is None:
+                    logging.getLogger("app.cli.serve").warning("stopping: draining the tables")
+                    self.drain_task = asyncio.get_running_loop().create_task(drain())
+                if self.drain_task is not None and not self.drain_task.done():
+                    await super().on_tick(counter)
+                    return False  # serve on until the tables are let go
+            return await super().on_tick(counter)
+
+    return DrainingServer(config)
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -29,12 +58,14 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_for(args)
     print(f"Stud server on http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
-    uvicorn.run(
-        create_app(settings),
+    application = create_app(settings)
+    config = uvicorn.Config(
+        application,
         host=settings.host,
         port=settings.port,
         ws_per_message_deflate=False,  # small JSON: compression costs CPU, saves nothing
         ws_max_size=MAX_FRAME,
         log_level="info",
     )
+    draining_server(application, config).run()
     return 0

@@ -1,11 +1,16 @@
 """Every table of this process: made, restored at start, found, stopped at shutdown. The
-process runs only tables it holds the lease of (`TableStore.claim_open`, `create`)."""
+process runs only tables it holds the lease of (`TableStore.claim_open`, `create`), at most
+`capacity` of them; each heartbeat it renews its leases and claims free ones (a dead owner's,
+or one a stopping process let go) while it has room (`heartbeat`). A stopping process
+`drain`s: no new hands, and each table is let go once its hand is over."""
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import secrets
+import time
 from typing import Any
 
 from app.fanout import BaseFanout
@@ -31,6 +36,7 @@ class TableManager:
         deck_source: DeckSource | None = None,
         writer: HandWriter | None = None,
         bots_play_alone: bool = False,
+        capacity: int | None = None,
     ) -> None:
         self.store = store
         self.fanout = fanout
@@ -38,6 +44,9 @@ class TableManager:
         self.deck_source = deck_source
         self.bots_play_alone = bots_play_alone
         self.tables: dict[int, Table] = {}
+        self.capacity = capacity  # None: no limit (one process, tests)
+        self.draining = False  # stopping: claims nothing more, deals no new hand
+        self._placing = asyncio.Lock()  # claims and creations count the room one at a time
         # hand records, off the tables' hot path; many tables' writes per transaction
         self.writer = writer or HandWriter(write_many=store.record_many, window=WRITE_WINDOW)
 
@@ -53,30 +62,63 @@ class TableManager:
             kwargs["deck_source"] = self.deck_source
         return kwargs
 
+    def room(self) -> int | None:
+        """How many more tables this process may run (None: no limit)."""
+        if self.capacity is None:
+            return None
+        return max(0, self.capacity - sum(1 for t in self.tables.values() if not t.closed))
+
     async def restore(self) -> int:
-        """Bring back every open table with its seats and stacks. A hand that was being
-        played when the server stopped never settled: it is recorded void, its stacks are as
-        before it, and the table tells whoever reconnects (`hand_voided`). Only the tables
-        this process could claim: one another live process holds stays with it."""
-        await self.store.claim_open()
-        voided = await self.store.void_interrupted()
-        for stored in await self.store.load_open():
-            stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
-            table = Table.restore(stored, **self._kwargs())
-            self.tables[table.id] = table
-            table.start()
+        """Bring back the open tables this process can claim (start-up); see `adopt`."""
+        await self.adopt()
         return len(self.tables)
+
+    async def adopt(self) -> list[int]:
+        """Claim free open tables while there is room, and run each as a restart brings it
+        back: a hand that was being played when its owner died (or stopped) never settled:
+        it is recorded void, its stacks are as before it, and the table tells whoever
+        reconnects (`hand_voided`). A table another live process holds stays with it."""
+        if self.draining:
+            return []
+        async with self._placing:
+            claimed = await self.store.claim_open(limit=self.room())
+            if not claimed:
+                return []
+            voided = await self.store.void_interrupted(claimed)
+            for stored in await self.store.load_open(claimed):
+                stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
+                table = Table.restore(stored, **self._kwargs())
+                self.tables[table.id] = table
+                table.start()
+        if self.capacity is not None:  # a claim by a running process: a failover
+            log.warning("claimed tables %s (their owner died or let them go)", claimed)
+        return claimed
+
+    async def heartbeat(self) -> None:
+        """Each heartbeat: renew this process's leases, then claim what is free."""
+        await self.renew_leases()
+        await self.adopt()
 
     async def create(
         self, settings: TableSettings, *, host_user_id: int | None, password_hash: str | None
     ) -> Table:
+        """A new table, run here; refused when this process is stopping or full (routing
+        the request to a process with room needs the command routing, not built yet)."""
+        if self.draining:
+            raise TableError("server_stopping", "this server is stopping: try again shortly")
         invite = secrets.token_urlsafe(24) if settings.private else None
-        table_id = await self.store.create(
-            settings,
-            host_user_id=host_user_id,
-            invite_token=invite,
-            password_hash=password_hash if settings.private else None,
-        )
+        async with self._placing:
+            if self.room() == 0:
+                raise TableError(
+                    "server_full",
+                    f"this server runs as many tables as it may ({self.capacity}): try again later",
+                )
+            table_id = await self.store.create(
+                settings,
+                host_user_id=host_user_id,
+                invite_token=invite,
+                password_hash=password_hash if settings.private else None,
+            )
         table = Table(
             table_id,
             settings,
@@ -118,14 +160,49 @@ class TableManager:
             table = self.tables.pop(table_id, None)
             if table is not None:
                 log.error("table %s: lease lost to another process; stopped here", table_id)
-                await table.stop()
-                # no request may wait on a table that no longer runs here
-                table.become(Lifecycle.CLOSED)
-                moved = TableError("table_moved", "this table moved to another server: reconnect")
-                for _, future in table.mailbox.take_all():
-                    if future is not None and not future.done():
-                        future.set_exception(moved)
+                await self._let_go(table)
         return lost
+
+    @staticmethod
+    async def _let_go(table: Table) -> None:
+        """Stop a table that now runs elsewhere (or nowhere until claimed)."""
+        await table.stop()
+        # no request may wait on a table that no longer runs here
+        table.become(Lifecycle.CLOSED)
+        moved = TableError("table_moved", "this table moved to another server: reconnect")
+        for _, future in table.mailbox.take_all():
+            if future is not None and not future.done():
+                future.set_exception(moved)
+
+    async def drain(self, seconds: float) -> int:
+        """A graceful stop: deal no new hand, and let each table go (its lease released, so
+        another process claims it at its next heartbeat) as soon as its hand is over and
+        written, for at most `seconds`. Returns how many tables were still in a hand then
+        (they stop with the rest; the next owner voids those hands)."""
+        self.draining = True
+        for table in self.tables.values():
+            table.draining = True
+        deadline = time.monotonic() + seconds
+        while True:
+            done = [
+                t
+                for t in self.tables.values()
+                if t.closed
+                or (t.hand is None and t.lifecycle is not Lifecycle.IN_HAND and t.unwritten == 0)
+            ]
+            for table in done:
+                self.tables.pop(table.id, None)
+                if not table.closed:
+                    await self._let_go(table)
+            if done:
+                try:
+                    await self.store.release([t.id for t in done])
+                except Exception as exc:  # the database is away: the leases expire by themselves
+                    log.warning("leases not released (%s)", type(exc).__name__)
+                log.warning("drain: let go of tables %s", sorted(t.id for t in done))
+            if not self.tables or time.monotonic() >= deadline:
+                return len(self.tables)
+            await asyncio.sleep(0.05)  # hands end on the tables' own tasks
 
     async def stop(self) -> None:
         for table in list(self.tables.values()):

@@ -13,18 +13,21 @@ request, or `LeaseLost` from the hand writer's jobs, and writes nothing.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store import accounts, hands, leases, ledger
 from app.store.db import Database
 from app.store.errors import NameTaken, StoreError
+from app.store.lease_models import TableLease
 from app.store.models import PokerTable, Seat, User
 from app.store.tables import create_table, get_table, open_tables
+from app.store.types import utcnow
 from app.tables.errors import TableError
 from app.tables.settings import EXTRA, TableSettings
 
@@ -63,10 +66,11 @@ class TableStore(Protocol):
         invite_token: str | None,
         password_hash: str | None,
     ) -> int: ...
-    async def claim_open(self) -> list[int]: ...
+    async def claim_open(self, limit: int | None = None) -> list[int]: ...
     async def renew_leases(self) -> set[int]: ...
+    async def release(self, table_ids: list[int]) -> None: ...
     async def release_all(self) -> None: ...
-    async def load_open(self) -> list[StoredTable]: ...
+    async def load_open(self, table_ids: Collection[int] | None = None) -> list[StoredTable]: ...
     async def buy_in(
         self, table_id: int, user_id: int, seat_no: int, amount: int, key: str, stacks: Stacks
     ) -> bool: ...
@@ -87,7 +91,7 @@ class TableStore(Protocol):
     async def record_start(self, start: hands.HandStart) -> None: ...
     async def record_hand(self, finish: hands.HandFinish) -> None: ...
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None: ...
-    async def void_interrupted(self) -> list[dict[str, Any]]: ...
+    async def void_interrupted(self, table_ids: Collection[int]) -> list[dict[str, Any]]: ...
     async def user_name(self, user_id: int) -> str: ...
     async def make_bot(self, table_id: int, first: str, chips: int) -> tuple[int, str]: ...
 
@@ -153,18 +157,36 @@ class LedgerTableStore:
         """Refuse (`LeaseLost`) unless this store still holds every table's lease."""
         await leases.check(s, self.owner, {t: self.epochs.get(t, 0) for t in table_ids})
 
-    async def claim_open(self) -> list[int]:
-        """Claim every open table that is free (or whose lease expired): the ones this store
-        now runs, to restore. A table another live process holds is left to it."""
+    async def claim_open(self, limit: int | None = None) -> list[int]:
+        """Claim open tables that are free (released, or their lease expired: a dead
+        owner's), at most `limit` of them: the ones this store now runs, to restore. A table
+        another live process holds is left to it, and one this store holds is not claimed
+        again."""
         claimed: dict[int, int] = {}
+        if limit is not None and limit <= 0:
+            return []
         async with self.db.transaction() as s:
             ids = await s.scalars(
-                select(PokerTable.id).where(PokerTable.status == "open").order_by(PokerTable.id)
+                select(PokerTable.id)
+                .outerjoin(TableLease, TableLease.table_id == PokerTable.id)
+                .where(
+                    PokerTable.status == "open",
+                    or_(
+                        TableLease.table_id.is_(None),
+                        TableLease.owner.is_(None),
+                        TableLease.expires_at <= utcnow(),
+                    ),
+                )
+                .order_by(PokerTable.id)
             )
             for table_id in list(ids):
+                if table_id in self.epochs:
+                    continue  # ours (its lease ran late): the renewal keeps it
                 epoch = await leases.claim(s, table_id, self.owner, seconds=self.lease_seconds)
                 if epoch is not None:
                     claimed[table_id] = epoch
+                    if limit is not None and len(claimed) >= limit:
+                        break
         self.epochs.update(claimed)  # once committed: a renewal meanwhile must not drop them
         return sorted(claimed)
 
@@ -177,6 +199,16 @@ class LedgerTableStore:
         for table_id in lost:
             del self.epochs[table_id]
         return lost
+
+    async def release(self, table_ids: list[int]) -> None:
+        """Give these tables up (between hands, on a graceful stop): another process may
+        claim them at once."""
+        mine = [t for t in table_ids if t in self.epochs]
+        if mine:
+            async with self.db.transaction() as s:
+                await leases.release(s, self.owner, mine)
+            for table_id in mine:
+                del self.epochs[table_id]
 
     async def release_all(self) -> None:
         """Give every table up (a clean stop): another process may claim them at once."""
@@ -208,9 +240,11 @@ class LedgerTableStore:
         self.epochs[table.id] = epoch  # once committed (see `claim_open`)
         return table.id
 
-    async def load_open(self) -> list[StoredTable]:
+    async def load_open(self, table_ids: Collection[int] | None = None) -> list[StoredTable]:
+        """The open tables this store holds (or those of `table_ids` it holds)."""
+        wanted = set(self.epochs) if table_ids is None else set(table_ids) & set(self.epochs)
         async with self.db.session() as s:
-            rows = [t for t in await open_tables(s) if t.id in self.epochs]
+            rows = [t for t in await open_tables(s) if t.id in wanted]
             user_ids = {seat.user_id for t in rows for seat in t.seats}
             names: dict[int, str] = {}
             if user_ids:
@@ -378,14 +412,16 @@ class LedgerTableStore:
             if finishes:
                 await hands.record_finished_many(s, finishes)
 
-    async def void_interrupted(self) -> list[dict[str, Any]]:
-        """Void every hand a dead owner left live at the tables this store has claimed
-        (start-up, before the tables come back): no other process's hands."""
-        if not self.epochs:
+    async def void_interrupted(self, table_ids: Collection[int]) -> list[dict[str, Any]]:
+        """Void every hand a dead (or stopped) owner left live at `table_ids`, tables this
+        store has just claimed, before they come back: no other table's hands, and none of
+        a table this store is already running."""
+        mine = sorted(t for t in table_ids if t in self.epochs)
+        if not mine:
             return []
         async with self.db.transaction() as s:
-            await self._fence(s, *self.epochs)
-            rows = await hands.void_live_hands(s, table_ids=list(self.epochs))
+            await self._fence(s, *mine)
+            rows = await hands.void_live_hands(s, table_ids=mine)
             return [
                 {
                     "hand_id": row.id,

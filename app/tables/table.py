@@ -97,6 +97,7 @@ class Table:
         self.ring: deque[tuple[int, str, int | None]] = deque(maxlen=HISTORY)
         self.lifecycle = Lifecycle.OPEN
         self.paused = False  # the host's switch: no new hand while it is on
+        self.draining = False  # the process is stopping: no new hand here (manager.drain)
         self.pending_settings: TableSettings | None = None
         # chip requests answered, by ledger key: (what was asked, the answer), oldest first
         self.answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
@@ -317,8 +318,8 @@ class Table:
 
     async def _deal(self) -> None:
         """STARTING: deal the next hand if it may be dealt, else wait (OPEN or SAVING)."""
-        if self.paused:
-            self.become(Lifecycle.OPEN)  # unpausing asks again
+        if self.paused or self.draining:
+            self.become(Lifecycle.OPEN)  # unpausing asks again; a drained table moves on
             return
         if self.pending_settings is not None:
             await hosting.apply_settings(self, self.pending_settings)

@@ -87,7 +87,7 @@ async def test_a_stale_owner_writes_nothing(db: Database) -> None:
         new = LedgerTableStore(db)
         assert await new.claim_open() == [table.id]
         assert new.epochs[table.id] == old.epochs[table.id] + 1
-        (voided,) = await new.void_interrupted()  # the new owner voids the hand left live
+        (voided,) = await new.void_interrupted([table.id])  # the new owner voids the hand left live
         assert voided["hand_id"] == finish.start.hand_id
         before = await _state(db, table.id)
         assert before["postings"] and (finish.start.hand_id, HandStatus.VOID) in before["hands"]
