@@ -16,6 +16,7 @@ from app.tables import publishing
 from app.tables.bots import bot_action
 from app.tables.errors import TableError
 from app.tables.state import Recording, SeatInfo, TableState, stacks_view
+from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, Turn
 
 log = logging.getLogger("app.tables")
 
@@ -34,7 +35,7 @@ async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> N
     while the hand is live."""
     seats = [info.seat for info in players]
     table.button = next((s for s in seats if s > table.button), seats[0])
-    table.hand_id = secrets.token_hex(8)
+    hand_id = table.hand_id = secrets.token_hex(8)
     table.hand_number = number
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
@@ -55,14 +56,7 @@ async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> N
     table.writer.submit(table.id, f"hand #{number} start", record_start(table, start), item=start)
     for info in players:
         info.posted = False
-    table.say(
-        {
-            "type": "deal_committed",
-            "hand_id": table.hand_id,
-            "commitment": start.commitment,
-            "scheme": commitment.SCHEME,
-        }
-    )
+    table.say(DealCommitted(hand_id, start.commitment, commitment.SCHEME))
     publishing.engine_events(table, hand.events)
     await after_change(table)
 
@@ -106,30 +100,27 @@ async def after_change(table: TableState) -> None:
     if hand.is_over:
         await finish_hand(table)
         return
-    seat = hand.to_act
-    assert seat is not None
+    seat, hand_id = hand.to_act, table.hand_id
+    assert seat is not None and hand_id is not None
     table.turn_id += 1
     turn = table.turn_id
     table.turn_alarm.set(
         table.settings.action_timer_ms / 1000, lambda: table.post(m.TimedOut(seat, turn))
     )
     table.say(
-        {
-            "type": "turn",
-            "hand_id": table.hand_id,
-            "turn_id": turn,
-            "seat": seat,
-            "phase": hand.phase.value,
-            "timer_ms": table.settings.action_timer_ms,
-            "legal": hand.legal_actions().to_dict(),
-        }
+        Turn(
+            hand_id,
+            turn,
+            seat,
+            hand.phase.value,
+            table.settings.action_timer_ms,
+            hand.legal_actions().to_dict(),
+        )
     )
     info = table.seats[seat]
     if info.leaving:
         table.post(m.TimedOut(seat, turn))
     elif info.bot:
-        hand_id = table.hand_id
-        assert hand_id is not None
         table.clock.call_later(
             table.settings.bot_delay_ms / 1000,
             lambda: table.post(m.BotAct(seat, hand_id, turn)),
@@ -247,12 +238,12 @@ def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, 
     deck = recording.deck
     opening = commitment.Opening(deck, recording.salt)
     public = commitment.seen_positions(deck, events, shown)
-    body = {"type": "deal_revealed", "hand_id": table.hand_id}
-    table.say({**body, "reveal": opening.reveal(public)})
+    hand_id = recording.start.hand_id
+    table.say(DealRevealed(hand_id, opening.reveal(public)))
     for seat in table.hand_users:
         if seat not in shown:  # a shown hand is open in the table's reveal already
             own = commitment.seen_positions(deck, events, shown | {seat})
-            table.say({**body, "reveal": opening.reveal(own)}, seat)
+            table.say(SeatDealRevealed(hand_id, opening.reveal(own), seat=seat), seat)
 
 
 def record_hand(table: TableState, finish: HandFinish) -> Callable[[], Any]:

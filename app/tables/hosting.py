@@ -12,6 +12,7 @@ from app.tables.seating import DRAIN_WAIT
 from app.tables.settings import TableSettings
 from app.tables.state import Lifecycle, SeatInfo, TableState
 from app.tables.store import BOT_NAMES
+from app.wire.events import Closed
 
 
 async def host_settings(table: TableState, msg: m.HostSettings) -> dict[str, Any]:
@@ -108,4 +109,4 @@ async def close_now(table: TableState) -> None:
         table.writer.submit(table.id, "close", lambda: table.store.close(table.id))
     table.become(Lifecycle.CLOSED)
     publishing.say_table(table)
-    table.say({"type": "closed"})
+    table.say(Closed())

@@ -14,62 +14,62 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.engine import CardDealt, Event, observer_view, view_for
+from app.engine.events import HandStarted
 from app.engine.views import POT_EVENTS, pots_now
-from app.jsontext import from_json, to_json
+from app.jsontext import from_json
 from app.tables import messages as m
 from app.tables.errors import TableError
 from app.tables.state import TableState
+from app.wire.envelope import placeholder
+from app.wire.events import (
+    Chat,
+    DownCards,
+    Observers,
+    Seats,
+    Snapshot,
+    TableChanged,
+    engine_body,
+)
+from app.wire.limits import CHAT_MAX
 
 HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
-CHAT_MAX = 200
 SYNC_WAIT = 30.0
-
-
-def encode(v: int, body: dict[str, Any]) -> str:
-    """The wire text of event `v`: ``{"v":n,…}`` so a reader finds `v` without parsing."""
-    return f'{{"v":{v},' + to_json(body)[1:]
-
-
-def version_of(text: str) -> int:
-    """The `v` of an event's text: ``{"v":n,…}`` or a bare ``{"v":n}``."""
-    end = text.find(",", 5)
-    return int(text[5:end] if end > 0 else text[5:-1])
 
 
 def engine_events(table: TableState, events: Sequence[Event]) -> None:
     dealt_down = False
     pots: list[dict[str, Any]] | None = None
+    hand_id = table.hand_id
     for event in events:
-        body = event.to_dict()
-        audience = body.pop("audience")
-        body["hand_id"] = table.hand_id
-        if body["type"] == "hand_started":
-            body["number"] = str(table.hand_number)  # a string, as before
-        elif body["type"] in POT_EVENTS and table.hand is not None:
+        if isinstance(event, HandStarted):
+            body, audience = engine_body(event, hand_id, number=str(table.hand_number))
+        elif event.type in POT_EVENTS and table.hand is not None:
             # no wager comes between two such events of one step: the pots after it hold
             pots = pots if pots is not None else pots_now(table.hand)
-            body["pots"] = pots
+            body, audience = engine_body(event, hand_id, pots=pots)
+        else:
+            body, audience = engine_body(event, hand_id)
         table.say(body, audience)
         if isinstance(event, CardDealt) and not event.face_up:
             dealt_down = True
-    if dealt_down and table.hand is not None:
+    if dealt_down and table.hand is not None and hand_id is not None:
         counts = {str(p.seat): len(p.down) for p in table.hand.players if not p.folded}
-        table.say({"type": "down_cards", "hand_id": table.hand_id, "counts": counts})
+        table.say(DownCards(hand_id, counts))
 
 
 def say_seats(table: TableState) -> None:
-    table.say({"type": "seats", "seats": table.seat_list()})
+    table.say(Seats(table.seat_list()))
 
 
 def say_table(table: TableState) -> None:
-    table.say({"type": "table", "table": table.info()})
+    table.say(TableChanged(table.info()))
 
 
 def note_observers(table: TableState) -> None:
     count = table.observer_count()
     if count != table.observers:
         table.observers = count
-        table.say({"type": "observers", "count": count})
+        table.say(Observers(count))
 
 
 def hand_log(table: TableState, user_id: int | None) -> tuple[list[dict[str, Any]], bool]:
@@ -79,16 +79,16 @@ def hand_log(table: TableState, user_id: int | None) -> tuple[list[dict[str, Any
     ring = table.ring
     start = None
     for i in range(len(ring) - 1, -1, -1):
-        if '"type":"hand_started"' in ring[i][1] and ring[i][2] is None:
+        if ring[i].type == "hand_started" and ring[i].user is None:
             start = i
             break
     if start is None and table.hand is None:
         return [], True
     # a hand whose start left the ring began before everything the ring holds
     events = [
-        from_json(text)
-        for _, text, audience in itertools.islice(ring, start or 0, None)
-        if audience is None or (user_id is not None and audience == user_id)
+        from_json(kept.text)
+        for kept in itertools.islice(ring, start or 0, None)
+        if kept.user is None or (user_id is not None and kept.user == user_id)
     ]
     return events, start is not None
 
@@ -113,19 +113,18 @@ def snapshot(table: TableState, user_id: int | None) -> dict[str, Any]:
             hand_view["commitment"] = table.recording.start.commitment
     you = table.seats[seat].public() if seat is not None else None
     log, log_complete = hand_log(table, user_id)
-    return {
-        "type": "snapshot",
-        "v": table.version,
-        "epoch": table.epoch,
-        "table": table.info(),
-        "seats": table.seat_list(),
-        "hand": hand_view,
-        "you": {"user_id": user_id, "seat": seat, "info": you},
-        "voided": table.voided,
-        "observers": table.observer_count(),
-        "log": log,
-        "log_complete": log_complete,
-    }
+    return Snapshot(
+        v=table.version,
+        epoch=table.epoch,
+        table=table.info(),
+        seats=table.seat_list(),
+        hand=hand_view,
+        you={"user_id": user_id, "seat": seat, "info": you},
+        voided=table.voided,
+        observers=table.observer_count(),
+        log=log,
+        log_complete=log_complete,
+    ).body()
 
 
 async def join(table: TableState, msg: m.Join) -> dict[str, Any]:
@@ -156,9 +155,9 @@ async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:
     ):
         user = msg.user_id
         texts = [
-            text if audience is None or audience == user else f'{{"v":{v}}}'
-            for v, text, audience in table.ring
-            if v > last
+            kept.text if kept.user is None or kept.user == user else placeholder(kept.v)
+            for kept in table.ring
+            if kept.v > last
         ]
         return {"v": table.version, "events": texts, "snapshot": None}
     return {"v": table.version, "events": [], "snapshot": snapshot(table, msg.user_id)}
@@ -176,13 +175,5 @@ async def chat(table: TableState, msg: m.Chat) -> dict[str, Any]:
         raise TableError("invalid_chat", "say something")
     if len(text) > CHAT_MAX:
         raise TableError("chat_too_long", f"chat lines are at most {CHAT_MAX} characters")
-    table.say(
-        {
-            "type": "chat",
-            "user_id": msg.user_id,
-            "name": msg.name,
-            "seat": table.by_user.get(msg.user_id),
-            "text": text,
-        }
-    )
+    table.say(Chat(msg.user_id, msg.name, table.by_user.get(msg.user_id), text))
     return {}

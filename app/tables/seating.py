@@ -12,6 +12,7 @@ from app.tables import messages as m
 from app.tables import publishing
 from app.tables.errors import TableError
 from app.tables.state import SeatInfo, TableState, stacks_view
+from app.wire.events import Left, LeftReason
 
 log = logging.getLogger("app.tables")
 
@@ -145,7 +146,7 @@ def check_leaver_turn(table: TableState, info: SeatInfo) -> None:
         table.post(m.TimedOut(info.seat, table.turn_id))
 
 
-async def remove(table: TableState, info: SeatInfo, reason: str) -> int:
+async def remove(table: TableState, info: SeatInfo, reason: LeftReason) -> int:
     """Free the seat and return its stack to the player's balance (between hands). If the
     table's hand records are not written yet (a slow database) the cash-out is queued
     behind them and the stack the table holds is what goes back."""
@@ -164,15 +165,7 @@ async def remove(table: TableState, info: SeatInfo, reason: str) -> int:
         )
     del table.seats[info.seat]
     del table.by_user[info.user_id]
-    table.say(
-        {
-            "type": "left",
-            "seat": info.seat,
-            "user_id": info.user_id,
-            "amount": amount,
-            "reason": reason,
-        }
-    )
+    table.say(Left(info.seat, info.user_id, amount, reason))
     publishing.say_seats(table)
     return amount
 

@@ -26,10 +26,9 @@ from pydantic import (
 )
 
 from app.engine import Rules, Variant, money
-from app.engine.rules import MAX_SEATS, ShowdownFirst, TimeoutAction
+from app.engine.rules import ShowdownFirst, TimeoutAction
 from app.tables.errors import TableError
-
-MAX_CHIPS = 10**12  # any amount of chips a setting names; the ledger's columns hold more
+from app.wire.limits import MAX_CHIPS, MAX_SEATS, MIN_SEATS
 
 
 def _no_cap(value: Any) -> Any:
@@ -63,7 +62,7 @@ class TableSettings(BaseModel):
     ante: Chips = 0
     bring_in: Chips  # default: half the small bet
     max_buy_in: Annotated[int, Field(gt=0), AfterValidator(_at_most_max_chips)] | None = None
-    max_seats: Annotated[int, Field(ge=2, le=MAX_SEATS)] = MAX_SEATS  # R1
+    max_seats: Annotated[int, Field(ge=MIN_SEATS, le=MAX_SEATS)] = MAX_SEATS  # R1
     action_timer_ms: Annotated[int, Field(ge=100, le=300_000)] = 10_000
     hand_pause_ms: Annotated[Millis, Field(ge=MIN_HAND_PAUSE_MS, le=60_000)] = 3_000
     rake_bps: int = 0

@@ -14,7 +14,7 @@ import enum
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from app.engine import Hand
 from app.engine.cards import Card
@@ -24,11 +24,23 @@ from app.tables.numbers import HandNumbers
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
 from app.tables.writer import HandWriter
+from app.wire.events import ServerEvent
 
 if TYPE_CHECKING:
     from app.store.hands import HandStart
 
 DeckSource = Callable[[], Sequence[Card]]
+
+
+class Kept(NamedTuple):
+    """An event in the table's ring (kept for reconnecting clients): its number, its type
+    beside its wire text (so no reader parses or sniffs the text), and the one user who may
+    see it (None: public)."""
+
+    v: int
+    type: str
+    text: str
+    user: int | None
 
 
 class Lifecycle(enum.Enum):
@@ -135,14 +147,14 @@ class TableState(Protocol):
     observers: int
     version: int
     epoch: str
-    ring: deque[tuple[int, str, int | None]]
+    ring: deque[Kept]
     voided: list[dict[str, Any]]
 
     @property
     def closed(self) -> bool: ...
     @property
     def closing(self) -> bool: ...
-    def say(self, body: dict[str, Any], seat: int | None = None) -> None: ...
+    def say(self, event: ServerEvent | dict[str, Any], seat: int | None = None) -> None: ...
     def become(self, stage: Lifecycle) -> None: ...
     def want_hand(self, delay: float | None = None) -> None: ...
     def post(self, msg: m.Message) -> None: ...
@@ -157,6 +169,7 @@ class TableState(Protocol):
 __all__ = [
     "MOVES",
     "DeckSource",
+    "Kept",
     "Lifecycle",
     "Recording",
     "SeatInfo",

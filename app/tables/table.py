@@ -34,13 +34,15 @@ from app.tables import messages as m
 from app.tables.clock import Alarm, Clock
 from app.tables.errors import TableError
 from app.tables.numbers import HandNumbers
-from app.tables.publishing import HISTORY, encode, version_of
+from app.tables.publishing import HISTORY
 from app.tables.settings import TableSettings
-from app.tables.state import MOVES, DeckSource, Lifecycle, Recording, SeatInfo
+from app.tables.state import MOVES, DeckSource, Kept, Lifecycle, Recording, SeatInfo
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
+from app.wire.envelope import encode, placeholder
+from app.wire.events import HandVoided, PostAnteDue, ServerEvent
 
-__all__ = ["MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table", "version_of"]
+__all__ = ["MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table"]
 
 log = logging.getLogger("app.tables")
 
@@ -94,7 +96,7 @@ class Table:
         self.button = -1
         self.version = 0
         self.epoch = secrets.token_hex(4)
-        self.ring: deque[tuple[int, str, int | None]] = deque(maxlen=HISTORY)
+        self.ring: deque[Kept] = deque(maxlen=HISTORY)
         self.lifecycle = Lifecycle.OPEN
         self.paused = False  # the host's switch: no new hand while it is on
         self.draining = False  # the process is stopping: no new hand here (manager.drain)
@@ -106,7 +108,8 @@ class Table:
         self.observers = 0  # connected users not seated, as last announced
         self.mailbox: Inbox[tuple[m.Message, asyncio.Future[Any] | None]] = Inbox()
         self.task: asyncio.Task[None] | None = None
-        self.said: list[tuple[dict[str, Any], int | None]] = []  # (event, its user) to number
+        # (type, wire object, its user) to number
+        self.said: list[tuple[str, dict[str, Any], int | None]] = []
         self.outgoing: list[tuple[str, str]] = []
         self.turn_alarm = Alarm(self.clock)  # the action timer (R19)
         self.start_token = 0  # the scheduled start that counts (older ones are stale)
@@ -136,7 +139,7 @@ class Table:
 
     def start(self) -> None:
         for void in self.voided:  # players who reconnect see the cancelled hand
-            self.say({"type": "hand_voided", **void})
+            self.say(HandVoided(**void))
         self._number()  # in the ring before anyone connects
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self.numbers.refill()  # the first block, while the first hand's pause runs
@@ -192,14 +195,19 @@ class Table:
 
     # -- events: said by the rules, numbered and published here ---------------------------
 
-    def say(self, body: dict[str, Any], seat: int | None = None) -> None:
-        """Queue an event; `seat`: only the user this table holds in that seat may see it."""
+    def say(self, event: ServerEvent | dict[str, Any], seat: int | None = None) -> None:
+        """Queue an event: one of the catalog's (`app.wire.events`) or an engine event's wire
+        object (`events.engine_body`); `seat`: only the user this table holds in that seat
+        may see it."""
         user = None
         if seat is not None:
             user = self.hand_users.get(seat)
             if user is None:
                 user = self.seats[seat].user_id
-        self.said.append((body, user))
+        if isinstance(event, ServerEvent):
+            self.said.append((event.type, event.body(), user))
+        else:
+            self.said.append((event["type"], event, user))
 
     def _number(self) -> None:
         """Number what was said, keep it in the ring, and queue it for the fan-out: a public
@@ -208,16 +216,16 @@ class Table:
         if not self.said:
             return
         said, self.said = self.said, []
-        for body, user in said:
+        for kind, body, user in said:
             self.version += 1
             v = self.version
             text = encode(v, body)
-            self.ring.append((v, text, user))
+            self.ring.append(Kept(v, kind, text, user))
             if user is None:
                 self.outgoing.append((self.channel, text))
             else:
                 self.outgoing.append((channels.user(self.id, user), text))
-                self.outgoing.append((self.channel, f'{{"v":{v}}}'))
+                self.outgoing.append((self.channel, placeholder(v)))
 
     async def _flush(self) -> None:
         if not self.outgoing:
@@ -381,7 +389,7 @@ class Table:
             await hosting.apply_settings(self, self.pending_settings)
         for info in self.seats.values():
             if not info.auto_post and not info.sitting_out:
-                self.say({"type": "post_ante_due", "seat": info.seat})
+                self.say(PostAnteDue(info.seat))
         publishing.say_seats(self)
         self.want_hand()
 

@@ -3,7 +3,7 @@
 - `limits`: the named bounds (seats, chat length, frame size, ref and request id lengths).
 - `envelope`: an event's text ``{"v":n,…}`` and how a reader finds its `v`.
 - `client`: every message a client sends, a typed pydantic model.
-- `events`: every event the table sends, a frozen slotted dataclass with its `type`,
+- `events`: every event the table sends, a slotted dataclass with its `type`,
   `audience` and `body()`; the engine's own events are listed by reference.
 - `catalog`: the registry of all of them, serialisable and the source of the protocol
   document's tables (`python -m app protocol-doc`).

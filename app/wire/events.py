@@ -1,6 +1,8 @@
-"""Every event the table sends, and its answers to a client: frozen slotted dataclasses (the
-table builds many a second: no validation on the way out). Each has its `type`, its
-`audience` and `body()`, the wire object without the envelope's `v` (`app.wire.envelope`).
+"""Every event the table sends, and its answers to a client: slotted dataclasses (the table
+builds many a second: no validation on the way out, and not frozen, whose `__init__` costs
+about five times a plain one's; an event is built, turned into its `body()` and dropped).
+Each has its `type`, its `audience` and `body()`, the wire object without the envelope's
+`v` (`app.wire.envelope`).
 
 Audiences: ``public`` (everyone at the table), ``seat`` (the user in one seat only; the
 others get the bare ``{"v":n}`` in its place), ``user`` (the one client a reply answers).
@@ -25,7 +27,7 @@ def _doc(text: str) -> dict[str, str]:
     return {"doc": text}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ServerEvent:
     type: ClassVar[str]
     audience: ClassVar[Audience]
@@ -37,7 +39,7 @@ class ServerEvent:
 # -- the table's events ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DealCommitted(ServerEvent):
     """Just before each hand's `hand_started`: the commitment to the order of the deck the
     hand is dealt from, fixed before the first card (docs/fairness.md)."""
@@ -57,7 +59,7 @@ class DealCommitted(ServerEvent):
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Turn(ServerEvent):
     """A seat is to act: what it may do and for how long. `phase` `showdown`/`uncontested`
     means a show-or-muck (or show / don't show) decision."""
@@ -85,7 +87,7 @@ class Turn(ServerEvent):
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DownCards(ServerEvent):
     """After a deal with face-down cards: how many each seat still in the hand holds."""
 
@@ -98,7 +100,7 @@ class DownCards(ServerEvent):
         return {"type": "down_cards", "hand_id": self.hand_id, "counts": self.counts}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Seats(ServerEvent):
     """The seats changed (as in the snapshot)."""
 
@@ -110,7 +112,7 @@ class Seats(ServerEvent):
         return {"type": "seats", "seats": self.seats}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TableChanged(ServerEvent):
     """The table's settings or state changed (as in the snapshot); `saving: true` while it
     waits for its earlier hands' records before dealing the next."""
@@ -123,7 +125,7 @@ class TableChanged(ServerEvent):
         return {"type": "table", "table": self.table}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Observers(ServerEvent):
     """The number of people watching without a seat changed."""
 
@@ -135,7 +137,7 @@ class Observers(ServerEvent):
         return {"type": "observers", "count": self.count}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Chat(ServerEvent):
     """A chat line; `seat` is null for someone watching."""
 
@@ -159,7 +161,7 @@ class Chat(ServerEvent):
 LeftReason = Literal["left", "removed", "sat_out", "table_closed"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Left(ServerEvent):
     """A player left their seat with `amount` back to their balance; `reason` `removed` is
     by the host, `sat_out` after more than `sit_out_limit` hands sat out."""
@@ -181,7 +183,7 @@ class Left(ServerEvent):
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandVoided(ServerEvent):
     """Once per hand the server was playing here when it stopped: cancelled, every stack
     back to what it was when it began (`stacks`, by seat)."""
@@ -205,7 +207,7 @@ class HandVoided(ServerEvent):
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Closed(ServerEvent):
     """The table closed: every stack is back with its owner."""
 
@@ -216,7 +218,7 @@ class Closed(ServerEvent):
         return {"type": "closed"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PostAnteDue(ServerEvent):
     """R6: a player with automatic posting off is asked to post for the next hand."""
 
@@ -228,7 +230,7 @@ class PostAnteDue(ServerEvent):
         return {"type": "post_ante_due", "seat": self.seat}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DealRevealed(ServerEvent):
     """Right after `hand_ended`: the deal's commitment opened as far as everyone saw the
     cards (the up cards and the hands shown; docs/fairness.md)."""
@@ -242,7 +244,7 @@ class DealRevealed(ServerEvent):
         return {"type": "deal_revealed", "hand_id": self.hand_id, "reveal": self.reveal}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatDealRevealed(DealRevealed):
     """The same to each player dealt in whose hand was not shown, also opening their own
     down cards."""
@@ -254,7 +256,7 @@ class SeatDealRevealed(DealRevealed):
 # -- a client's own frames: not numbered ----------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Snapshot(ServerEvent):
     """On connect (or a resync the table's kept events cannot answer): the whole table as
     this user may see it."""
@@ -292,7 +294,7 @@ class Snapshot(ServerEvent):
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ok(ServerEvent):
     """The answer to a message the table carried out."""
 
@@ -305,7 +307,7 @@ class Ok(ServerEvent):
         return {"type": "ok", "ref": self.ref, "result": self.result}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Error(ServerEvent):
     """The answer to a message refused: it changed nothing."""
 

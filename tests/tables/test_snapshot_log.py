@@ -113,7 +113,7 @@ async def test_snapshot_log_when_the_hands_start_left_the_ring(live: Live) -> No
     await live.settle(table_id, PAUSE)
     await play_to_street(clients, 4)
     ring = live.table(table_id).ring
-    while '"type":"hand_started"' not in ring[0][1]:
+    while ring[0].type != "hand_started":
         ring.popleft()
     ring.popleft()  # as if the ring had overflowed past the hand's start
     first_kept = ring[0][0]
