@@ -74,6 +74,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     { "aria-label": t("table.the_table") },
     header,
     h("div.table-main", h("div.felt-wrap", felt), h("aside.side-panel", tabs.el)),
+    h("div.toast-slot", { "aria-hidden": "true" }), // a phone's room for toasts (toasts.js)
     actionBar,
     announcer,
   );
