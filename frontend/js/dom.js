@@ -1,6 +1,7 @@
 // Small DOM helpers: element building, chip amounts, toasts and modal dialogs.
 
 import { money, parseMoney, t, typedMoney } from "./i18n.js";
+import { placeToasts } from "./toasts.js";
 
 /** h("button.primary", {onclick}, "Text") → an element; attrs may hold on* handlers,
  * `class`, `dataset`, booleans (set when true) and anything else as attributes. */
@@ -66,6 +67,7 @@ export function toast(message, kind = "info", ms = 4000) {
   const box = document.getElementById("toasts");
   const el = h(`div.toast.toast-${kind}`, { role: kind === "error" ? "alert" : undefined }, message);
   box.append(el);
+  placeToasts();
   setTimeout(() => el.classList.add("fade"), ms - 400);
   setTimeout(() => el.remove(), ms);
   return el;

@@ -121,6 +121,23 @@ BOXES_JS = """() => {
 }"""
 
 
+HEADER_JS = """() => [...document.querySelectorAll(
+    ".topbar a, .topbar button, .topbar select, .table-head button, .table-head label")]
+  .map((el) => el.getBoundingClientRect())
+  .filter((r) => r.width >= 1 && r.height >= 1 && r.bottom > 0 && r.top < window.innerHeight)
+  .map((r) => ({kind: "header", seat: null, left: r.left, top: r.top, right: r.right,
+                bottom: r.bottom}))"""
+
+# a toast as the page raises one (the page's own module), measured where it was placed
+TOAST_JS = """async (message) => {
+  const { toast } = await import("/static/js/dom.js");
+  const el = toast(message, "info", 60000);
+  const r = document.getElementById("toasts").getBoundingClientRect();
+  el.remove();
+  return {kind: "toast", seat: null, left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+}"""
+
+
 def overlaps(boxes: list[Box]) -> list[tuple[str, str]]:
     """Every pair of boxes that overlap by more than a pixel each way."""
     found = []

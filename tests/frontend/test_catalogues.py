@@ -40,6 +40,26 @@ def test_every_key_the_client_asks_for_is_in_the_catalogue() -> None:
     assert sorted(asked - set(english)) == []
 
 
+# every text that names a hand names it by its number, written "#N" in every language
+HAND_NUMBERED = {
+    "hand.number": "n",
+    "hands.replay_n": "n",
+    "log.new_hand": "n",
+    "log.voided": "n",
+    "mail.what.hand": "id",
+    "mail.what.hands": "first",
+    "mail.requested_hand": "hand",
+}
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_hands_are_named_hash_number_in_every_language(code: str) -> None:
+    texts = catalogue(code)
+    for key, place in HAND_NUMBERED.items():
+        assert f"#{{{place}}}" in texts[key], (code, key, texts[key])
+    assert "#{last}" in texts["mail.what.hands"], code
+
+
 def test_amounts_have_one_rule_per_language() -> None:
     rules = {code: (catalogue(code)["money"], catalogue(code)["num.decimal"]) for code in LANGUAGES}
     assert rules == {"en": ("${amount}", "."), "nl": ("$ {amount}", ","), "de": ("{amount} $", ",")}

@@ -45,6 +45,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   let pending = false;
   let status = "connecting";
   let frameQueued = false;
+  let barWanted = false; // bring the action bar into view at the next drawing (your turn, phone)
   let lastHandSeen = 0;
   let invite = null; // the private table's invite token, when this player is its host
 
@@ -74,6 +75,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     { "aria-label": t("table.the_table") },
     header,
     h("div.table-main", h("div.felt-wrap", felt), h("aside.side-panel", tabs.el)),
+    h("div.toast-slot", { "aria-hidden": "true" }), // a phone's room for toasts (toasts.js)
     actionBar,
     announcer,
   );
@@ -89,6 +91,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     renderResults();
     renderLog();
     tick();
+    // after drawing: scrolled before, the bar could grow (a row of buttons) past the fold
+    if (barWanted) actionBar.scrollIntoView({ block: "nearest" });
+    barWanted = false;
   }
 
   function schedule() {
@@ -115,7 +120,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (frame.type === "turn" && frame.seat === mySeat(state)) {
         announce();
         // on a phone the bar sits below the felt: bring it into view for the turn
-        if (PHONE.matches) requestAnimationFrame(() => actionBar.scrollIntoView({ block: "nearest" }));
+        barWanted = PHONE.matches;
       }
       if (frame.type === "deal_revealed") checkDeal(state.commitment);
     }
