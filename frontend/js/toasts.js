@@ -53,8 +53,13 @@ export function placeToasts() {
   if (!box || !box.childElementCount) return;
   const vw = window.innerWidth;
   const slot = document.querySelector(".toast-slot")?.getBoundingClientRect();
-  if (slot && slot.height >= 1 && slot.top >= 0 && slot.bottom <= window.innerHeight) {
+  // in view, to the pixel: scrolling moves whole pixels, a box may end a fraction past the edge
+  if (slot && slot.height >= 1 && slot.top >= -1 && slot.bottom <= window.innerHeight + 1) {
     box.style.width = `${Math.round(slot.width)}px`;
+    // the slot holds the newest notices: older ones still showing make room for them
+    while (box.offsetHeight > slot.height + 1 && box.childElementCount > 1) {
+      box.firstElementChild.remove();
+    }
     if (box.offsetHeight <= slot.height + 1) {
       box.style.left = `${Math.round(slot.left)}px`;
       box.style.top = `${Math.round(slot.top)}px`;
