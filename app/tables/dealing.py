@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from app.engine import Action, ActionKind, Hand, IllegalAction, Phase, SeatSpec, commitment
@@ -53,7 +53,7 @@ async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> N
     start = hand_start(table, players, commitment.commit(deck, master))
     table.recording = Recording(start, deck, master)
     # only what is not secret is written while the hand is live
-    table.writer.submit(table.id, f"hand #{number} start", record_start(table, start), item=start)
+    table.record_start(start)
     for info in players:
         info.posted = False
     table.say(DealCommitted(hand_id, start.commitment, commitment.SCHEME))
@@ -88,9 +88,6 @@ def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> H
         commitment=digest,
     )
 
-
-def record_start(table: TableState, start: HandStart) -> Callable[[], Any]:
-    return lambda: table.store.record_start(start)
 
 
 async def after_change(table: TableState) -> None:
@@ -216,11 +213,7 @@ async def finish_hand(table: TableState) -> None:
         table_stacks=after,
     )
     # the record and its settlement commit together, off the hot path: deal on
-    written = table.writer.submit(
-        table.id, f"hand #{table.hand_number}", record_hand(table, finish), item=finish
-    )
-    table.unwritten += 1
-    written.add_done_callback(lambda _: table.post(m.HandWritten()))
+    table.record_finish(finish)
     reveal_deal(table, recording, finish.events)
     table.recording = None
     for seat, stack in result.stacks.items():
@@ -245,6 +238,3 @@ def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, 
             own = commitment.seen_positions(deck, events, shown | {seat})
             table.say(SeatDealRevealed(hand_id, opening.reveal(own), seat=seat), seat)
 
-
-def record_hand(table: TableState, finish: HandFinish) -> Callable[[], Any]:
-    return lambda: table.store.record_hand(finish)

@@ -103,10 +103,10 @@ async def close_now(table: TableState) -> None:
     table.turn_alarm.cancel()
     for info in list(table.seats.values()):
         await seating.remove(table, info, "table_closed")
-    if await table.writer.drain(table.id, DRAIN_WAIT):
+    if await table.caught_up(DRAIN_WAIT):
         await table.store.close(table.id)
     else:
-        table.writer.submit(table.id, "close", lambda: table.store.close(table.id))
+        table.write_later("close", lambda: table.store.close(table.id))
     table.become(Lifecycle.CLOSED)
     publishing.say_table(table)
     table.say(Closed())

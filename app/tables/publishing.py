@@ -165,7 +165,7 @@ async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:
 
 async def sync(table: TableState, msg: m.Sync) -> int:
     """A barrier: every message before it is handled and the table's records written."""
-    await table.writer.drain(table.id, SYNC_WAIT)
+    await table.caught_up(SYNC_WAIT)
     return table.version
 
 

@@ -153,15 +153,13 @@ async def remove(table: TableState, info: SeatInfo, reason: LeftReason) -> int:
     key = f"leave:{table.id}:{info.key}"
     stacks = stacks_view(table)
     del stacks[str(info.seat)]
-    if await table.writer.drain(table.id, DRAIN_WAIT):
+    if await table.caught_up(DRAIN_WAIT):
         amount = await table.store.cash_out(table.id, info.user_id, key, stacks)
     else:
         amount = info.stack
         user_id = info.user_id
-        table.writer.submit(
-            table.id,
-            f"cash-out {key}",
-            lambda: table.store.cash_out(table.id, user_id, key, stacks),
+        table.write_later(
+            f"cash-out {key}", lambda: table.store.cash_out(table.id, user_id, key, stacks)
         )
     del table.seats[info.seat]
     del table.by_user[info.user_id]
@@ -220,7 +218,7 @@ async def save_state(table: TableState) -> None:
 async def caught_up(table: TableState) -> None:
     """Wait (briefly) until this table's hand records are in the database, so a chip
     move reads stacks that are up to date; refuse it if the database is behind."""
-    if not await table.writer.drain(table.id, DRAIN_WAIT):
+    if not await table.caught_up(DRAIN_WAIT):
         raise TableError(
             "try_again", "the table is still saving its last hand; try again in a moment"
         )

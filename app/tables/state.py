@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -23,11 +23,10 @@ from app.tables.clock import Alarm, Clock
 from app.tables.numbers import HandNumbers
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
-from app.tables.writer import HandWriter
 from app.wire.events import ServerEvent
 
 if TYPE_CHECKING:
-    from app.store.hands import HandStart
+    from app.store.hands import HandFinish, HandStart
 
 DeckSource = Callable[[], Sequence[Card]]
 
@@ -121,7 +120,6 @@ class TableState(Protocol):
     settings: TableSettings
     pending_settings: TableSettings | None
     store: TableStore
-    writer: HandWriter
     clock: Clock
     deck_source: DeckSource
     numbers: HandNumbers
@@ -154,6 +152,10 @@ class TableState(Protocol):
     def closed(self) -> bool: ...
     @property
     def closing(self) -> bool: ...
+    def record_start(self, start: HandStart) -> None: ...
+    def record_finish(self, finish: HandFinish) -> None: ...
+    def write_later(self, label: str, job: Callable[[], Awaitable[Any]]) -> None: ...
+    async def caught_up(self, timeout: float) -> bool: ...
     def say(self, event: ServerEvent | dict[str, Any], seat: int | None = None) -> None: ...
     def become(self, stage: Lifecycle) -> None: ...
     def want_hand(self, delay: float | None = None) -> None: ...

@@ -29,6 +29,7 @@ from app.engine import Hand
 from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
+from app.store.hands import HandFinish, HandStart
 from app.tables import dealing, hosting, publishing, seating
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock
@@ -226,6 +227,33 @@ class Table:
             else:
                 self.outgoing.append((channels.user(self.id, user), text))
                 self.outgoing.append((self.channel, placeholder(v)))
+
+    # -- database writes: the rules ask, the table queues them behind its earlier ones --------
+
+    def record_start(self, start: HandStart) -> None:
+        """The live hand's row (nothing secret), behind the table's earlier writes."""
+        label = f"hand #{start.number} start"
+        self.writer.submit(self.id, label, lambda: self.store.record_start(start), item=start)
+
+    def record_finish(self, finish: HandFinish) -> None:
+        """The finished hand's record with its settlement; counted until written (the next
+        hand waits while more than `MAX_UNWRITTEN` are not)."""
+        written = self.writer.submit(
+            self.id,
+            f"hand #{finish.start.number}",
+            lambda: self.store.record_hand(finish),
+            item=finish,
+        )
+        self.unwritten += 1
+        written.add_done_callback(lambda _: self.post(m.HandWritten()))
+
+    def write_later(self, label: str, job: Callable[[], Awaitable[Any]]) -> None:
+        """Another write that must follow the table's earlier ones (a cash-out, closing)."""
+        self.writer.submit(self.id, label, job)
+
+    async def caught_up(self, timeout: float) -> bool:
+        """Wait until the table's writes are in the database; False if `timeout` ran out."""
+        return await self.writer.drain(self.id, timeout)
 
     async def _flush(self) -> None:
         if not self.outgoing:
