@@ -225,6 +225,10 @@ def test_host_dialog_done_confirms_closing_and_counts_bots(
         confirm.get_by_role("button", name="Keep it open").click()
         expect(confirm).to_be_hidden()
         assert host.state("s.closed") is False and host.state("s.table.closing") is False
+        # during a hand the table closes at its end (between hands it would close at once)
+        page.wait_for_function(
+            "() => { const h = window.studDebug.state.hand; return !!h && !h.over; }"
+        )
         dlg.locator(".host-danger button.danger").click()
         confirm.get_by_role("button", name="Close table").click()
         page.wait_for_function("() => window.studDebug.state.table.closing === true")
