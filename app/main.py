@@ -16,6 +16,7 @@ from app.api.services import start_table_services, stop_table_services
 from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store.db import Database
+from app.store.directory import Directory
 from app.store.migrate import ensure_schema
 from app.store.processes import Me, Registration
 from app.tables import LedgerTableStore, TableManager
@@ -44,19 +45,28 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         await db.dispose()
         raise
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
-    store = LedgerTableStore(db, owner=me.id, lease_seconds=settings.lease_seconds)
+    store = LedgerTableStore(
+        db, owner=me.id, lease_seconds=settings.lease_seconds, watch_expiry=True
+    )
     manager = TableManager(
         store, fanout, bots_play_alone=settings.bots_play_alone, capacity=settings.table_capacity
     )
     # each heartbeat renews this process's leases and claims free tables while it has room
     registration.set_renew(manager.heartbeat)
-    application.state.drain = lambda: manager.drain(settings.drain_seconds)
-    await start_table_services(
+    services = await start_table_services(
         application,
         db=db,
         fanout=fanout,
         allowed_origins=settings.allowed_origin_set,
         manager=manager,
+        # several processes (they need Redis): a table may run on another one
+        directory=None
+        if me.fanout == "memory"
+        else Directory(db, lease_seconds=settings.lease_seconds),
+    )
+    # SIGTERM: each table goes to another process between hands (`app.cli.serve`)
+    application.state.drain = lambda: manager.drain(
+        settings.drain_seconds, then=services.router.hand_over
     )
     mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
     try:

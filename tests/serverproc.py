@@ -132,6 +132,9 @@ class Player:
                 self.changed.set()
                 if frame.get("type") == "snapshot":
                     self.seat = frame["you"]["seat"]
+                    hand = frame.get("hand")
+                    if hand and hand.get("legal") and self.acting:  # joined during our turn
+                        frame = {"type": "turn", "seat": self.seat, **hand}
                 if frame.get("type") == "turn" and frame["seat"] == self.seat and self.acting:
                     await self.before_acting(frame)
                     await self.ws.send(json.dumps(self.answer(frame)))

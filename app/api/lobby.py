@@ -9,7 +9,7 @@ bad_password and not_host (403), invalid_settings (422) and the table's own refu
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,9 +24,8 @@ from app.api.deps import (
 )
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
-from app.tables import Table, TableError, TableSettings
-from app.tables import messages as m
-from app.wire.limits import MAX_BOTS, MAX_SEATS
+from app.api.table_ops import HostCommand
+from app.tables import TableError, TableSettings
 
 # `app.api.ws` still imports these from here.
 __all__ = [
@@ -34,7 +33,6 @@ __all__ = [
     "TableServices",
     "authenticate",
     "get_services",
-    "may_see",
     "router",
     "start_table_services",
     "stop_table_services",
@@ -44,43 +42,23 @@ router = APIRouter(prefix="/api/tables", tags=["tables"])
 MAX_PASSWORD = 128
 
 
+def no_such_table() -> Exception:
+    return api_error(404, "no_such_table", "no such table")
+
+
 class JoinTable(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     invite: Annotated[str, Field(min_length=1, max_length=128)]
     password: Annotated[str, Field(max_length=MAX_PASSWORD)] | None = None
 
 
-class HostCommand(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
-    changes: dict[str, Any] | None = None  # checked by `TableSettings.changed`
-    seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)] | None = None
-    count: Annotated[int, Field(ge=1, le=MAX_BOTS)] | None = None
+async def gathered(services: TableServices, op: str, **args: Any) -> list[dict[str, Any]]:
+    """Every process's lines for `op`, by table id."""
+    answers = await services.router.ask_all(op, args)
+    return sorted((line for lines in answers for line in lines), key=lambda line: line["id"])
 
 
-def may_see(table: Table, player: Player | None) -> bool:
-    """A public table is everyone's; a private one its host's and its admitted members'."""
-    if not table.settings.private:
-        return True
-    return player is not None and (
-        player.user_id in table.members or player.user_id == table.host_user_id
-    )
-
-
-def find_table(services: TableServices, table_id: int, player: Player | None) -> Table:
-    table = services.manager.get(table_id)
-    if table is None or not may_see(table, player):
-        raise no_such_table()  # a private table is not confirmed
-    return table
-
-
-def no_such_table() -> Exception:
-    return api_error(404, "no_such_table", "no such table")
-
-
-def hosted_line(table: Table) -> dict[str, Any]:
-    """A lobby line for the table's host: with its invite (null for a public table)."""
-    return {**table.summary(), "invite": table.invite_token}
+# -- the routes ---------------------------------------------------------------------------
 
 
 @router.get("")
@@ -92,32 +70,19 @@ async def list_tables(
         if player is None:
             raise api_error(401, "not_authenticated", "log in first")
         return await my_tables(services, player)
-    tables = sorted(services.manager.public_tables(), key=lambda t: t.id)
-    return {"tables": [t.summary() for t in tables]}
+    return {"tables": await gathered(services, "lobby")}
 
 
 @router.get("/mine")
 async def my_tables(services: Services, player: CurrentPlayer) -> dict[str, Any]:
-    tables = sorted(services.manager.hosted_by(player.user_id), key=lambda t: t.id)
-    return {"tables": [hosted_line(t) for t in tables]}
+    return {"tables": await gathered(services, "hosted", user=player.user_id)}
 
 
 @router.get("/yours")
 async def your_tables(services: Services, player: CurrentPlayer) -> dict[str, Any]:
     """Every open table where you sit or that you host (private ones too): the way back to a
     private table for a seated player who is not its host. The host's lines carry the invite."""
-    user = player.user_id
-    found = [
-        t
-        for t in services.manager.tables.values()
-        if not t.closed and (t.host_user_id == user or user in t.by_user)
-    ]
-    lines = []
-    for t in sorted(found, key=lambda t: t.id):
-        line = hosted_line(t) if t.host_user_id == user else t.summary()
-        seat = t.by_user.get(user)
-        lines.append({**line, "host": t.host_user_id == user, "seat": seat})
-    return {"tables": lines}
+    return {"tables": await gathered(services, "yours", user=player.user_id)}
 
 
 @router.post("", status_code=201)
@@ -126,7 +91,8 @@ async def create_table(
     services: Services,
     player: CurrentPlayer,
 ) -> Any:
-    """The fields of `TableSettings` (docs/protocol.md), and `password` for a private table."""
+    """The fields of `TableSettings` (docs/protocol.md), and `password` for a private table.
+    The table runs on this process if it has room, else on the live process with the most."""
     values = dict(body)
     password = values.pop("password", None)
     if password is not None and not (
@@ -140,67 +106,61 @@ async def create_table(
     password_hash = None
     if password and settings.private:
         password_hash = await services.passwords.hash(password)
+    args = {"values": values, "host": player.user_id, "password_hash": password_hash}
+    router = services.router
     try:
-        table = await services.manager.create(
-            settings, host_user_id=player.user_id, password_hash=password_hash
-        )
+        return await router.ask_process(router.me, "create", args)
     except TableError as exc:  # this process is full or stopping (server_full, server_stopping)
-        raise from_table(exc, 503) from None
-    return {
-        "table": table.summary(),
-        "invite": table.invite_token,
-        "ws": f"/ws/tables/{table.id}",
-    }
+        refusal = exc
+    for room in await router.rooms():
+        if room.free <= 0:
+            break
+        try:
+            return await router.ask_process(room.process, "create", args)
+        except TableError as exc:
+            refusal = exc
+    raise from_table(refusal, 503) from None
 
 
 @router.post("/join")
 async def join_table(body: JoinTable, services: Services, player: CurrentPlayer) -> Any:
-    table = services.manager.by_invite(body.invite)
-    if table is None:
+    found = await services.router.ask_all(
+        "join", {"invite": body.invite, "password": body.password, "user": player.user_id}
+    )
+    if not found:
         raise no_such_table()
-    if table.password_hash is not None and not await services.passwords.verify(
-        table.password_hash, body.password or ""
-    ):
+    if found[0].get("refused") == "bad_password":
         raise api_error(403, "bad_password", "wrong table password")
-    await table.request(m.Admit(player.user_id))
-    return {"table": table.summary(), "ws": f"/ws/tables/{table.id}"}
+    return found[0]
 
 
 @router.get("/{table_id}")
 async def get_table(table_id: int, services: Services, player: CurrentPlayer) -> Any:
-    table = find_table(services, table_id, player)
-    answer: dict[str, Any] = {
-        "table": table.summary(),
-        "settings": table.info(),
-        "seats": table.seat_list(),
-    }
-    if player.user_id == table.host_user_id:
-        answer["invite"] = table.invite_token  # only the host may hand it out again
-    return answer
-
-
-def host_message(user_id: int, body: HostCommand) -> m.Message:
-    if body.command == "settings":
-        return m.HostSettings(user_id, body.changes or {})
-    if body.command in ("pause", "resume"):
-        return m.HostPause(user_id, body.command == "pause")
-    if body.command == "remove":
-        if body.seat is None:
-            raise api_error(422, "invalid_request", "name the seat to free")
-        return m.HostRemove(user_id, body.seat)
-    if body.command == "bots":
-        return m.HostBots(user_id, body.count or 1)
-    return m.HostClose(user_id)
+    try:
+        return await services.router.ask(table_id, "view", {"user": player.user_id})
+    except TableError as exc:
+        if exc.code == "no_such_table":
+            raise no_such_table() from None
+        raise from_table(exc, 503) from None
 
 
 @router.post("/{table_id}/host")
 async def host_command(
     table_id: int, body: HostCommand, services: Services, player: CurrentPlayer
 ) -> Any:
-    table = find_table(services, table_id, player)
+    args = {"user": player.user_id, "body": body.model_dump()}
     try:
-        result = await table.request(host_message(player.user_id, body))
+        result = await services.router.ask(table_id, "host", args)
     except TableError as exc:
-        status = {"not_host": 403, "invalid_settings": 422}.get(exc.code, 400)
+        if exc.code == "no_such_table":
+            raise no_such_table() from None
+        status = {
+            "not_host": 403,
+            "invalid_settings": 422,
+            "invalid_request": 422,
+            "server_unreachable": 503,
+            "table_moving": 503,
+            "unavailable": 503,
+        }.get(exc.code, 400)
         raise from_table(exc, status) from None
     return {"result": result}

@@ -1,6 +1,7 @@
 """The table services a running server holds on `app.state.table_services`: the database,
-the fan-out, the `TableManager`, password hashing and the origins allowed to open sockets.
-`start_table_services` makes them in the app's lifespan (a test may start them alone)."""
+the fan-out, the `TableManager`, the router that reaches tables other processes run,
+password hashing and the origins allowed to open sockets. `start_table_services` makes them
+in the app's lifespan (a test may start them alone)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from dataclasses import dataclass, field
 
 from fastapi import FastAPI
 
+from app.api import table_ops
 from app.api.sockets import OpenSockets
 from app.collector import Collector
 from app.fanout import BaseFanout
 from app.store.db import Database
 from app.store.passwords import Passwords
 from app.tables import Clock, LedgerTableStore, TableManager
+from app.tables.router import Directory, TableRouter
 
 
 @dataclass
@@ -21,6 +24,7 @@ class TableServices:
     db: Database
     fanout: BaseFanout
     manager: TableManager
+    router: TableRouter
     passwords: Passwords
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
     collector: Collector | None = None
@@ -36,26 +40,32 @@ async def start_table_services(
     passwords: Passwords | None = None,
     allowed_origins: frozenset[str] = frozenset(),
     manager: TableManager | None = None,
+    directory: Directory | None = None,
     freeze_gc: bool = True,
 ) -> TableServices:
     """Make the table manager, restore the open tables from the database, publish it on
     `app.state.table_services`. Then the garbage collector keeps to `app.collector`'s
     schedule, so a full collection with thousands of sockets open no longer stalls every
-    table for a few hundred ms every few seconds."""
+    table for a few hundred ms every few seconds. With a `directory` (several processes on
+    one database), the router carries commands for tables other processes run."""
     manager = manager or TableManager(LedgerTableStore(db), fanout, clock)
     await manager.restore()
     collector = None
     if freeze_gc:
         collector = Collector()
         collector.start()
+    router = TableRouter(manager, fanout, me=manager.store.owner, directory=directory)
     services = TableServices(
         db,
         fanout,
         manager,
+        router,
         passwords or Passwords(time_cost=1, memory_kib=8192, parallelism=1),
         allowed_origins,
         collector,
     )
+    table_ops.install(services)
+    await router.start()
     services.sockets = OpenSockets(fanout, db)
     await services.sockets.start()
     app.state.table_services = services
@@ -68,5 +78,6 @@ async def stop_table_services(app: FastAPI) -> None:
         if services.sockets is not None:
             await services.sockets.stop()
         await services.manager.stop()
+        await services.router.stop()
         if services.collector is not None:
             await services.collector.stop()

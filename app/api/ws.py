@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -27,14 +26,15 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from app.api.lobby import Player, TableServices, authenticate, get_services, may_see
+from app.api.lobby import Player, TableServices, authenticate, get_services
 from app.engine import money
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
-from app.tables import Table, TableError
+from app.tables import TableError
 from app.tables import messages as m
+from app.tables.router import RoutedTable, TableRouter
 from app.wire import client as c
-from app.wire.envelope import version_of
+from app.wire.envelope import NOTICE_V, version_of
 from app.wire.events import Error, Ok
 from app.wire.limits import MAX_CHIPS, MAX_FRAME, REF_MAX
 
@@ -85,14 +85,17 @@ class RateLimit:
 
 
 class Connection:
-    """One client's socket at one table."""
+    """One client's socket at one table, wherever the table runs (`RoutedTable`)."""
 
-    def __init__(self, ws: WebSocket, table: Table, player: Player, sub: Subscription) -> None:
+    def __init__(
+        self, ws: WebSocket, table: RoutedTable, player: Player, sub: Subscription
+    ) -> None:
         self.ws = ws
         self.table = table
         self.player = player
         self.sub = sub
         self.last_sent = 0
+        self.epoch: str | None = None  # the table's, as the last resync said
         self.lock = asyncio.Lock()
 
     async def send(self, text: str) -> None:
@@ -111,6 +114,13 @@ class Connection:
             for text in answer["events"]:
                 await self.ws.send_text(text)
             self.last_sent = answer["v"]
+            self.epoch = answer["epoch"]
+
+    async def rejoin(self) -> None:
+        """The table has a new owner (a failover or a move): be counted there, and catch up
+        from its new epoch (a snapshot), without the client reconnecting."""
+        await self.table.request(m.Join(self.player.user_id))
+        await self.resync(self.last_sent, self.epoch)
 
     async def pump(self) -> None:
         """Forward the table's events in order, each once: everything queued at a wake-up
@@ -126,19 +136,36 @@ class Connection:
             if not items:
                 await sub.ready()  # a bare future: the least a waiting socket keeps alive
                 continue
-            gap = False
+            gap = moved = False
             async with self.lock, asyncio.timeout(SEND_TIMEOUT):
                 for _channel, text in items:
                     if text is GAP:
                         gap = True
                         break
                     v = version_of(text)
+                    if v == NOTICE_V:
+                        moved = self._heard_owner(text)
+                        if moved:
+                            break  # what follows is the new owner's: the resync brings it
+                        continue
                     if v <= self.last_sent:
                         continue  # already sent (a resync, or a placeholder's private twin)
                     await send(text)
                     self.last_sent = v
-            if gap:
-                await self.resync(self.last_sent, self.table.epoch)
+            if moved:
+                await self.rejoin()
+            elif gap:
+                await self.resync(self.last_sent, self.epoch)
+
+    def _heard_owner(self, text: str) -> bool:
+        """An owner notice: True if it is news (another epoch than the one followed)."""
+        notice = from_json(text)
+        if notice.get("epoch") == self.epoch:
+            return False
+        owner = notice.get("owner")
+        if isinstance(owner, str):
+            self.table.router.learn(self.table.id, owner)
+        return True
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -151,24 +178,21 @@ async def table_socket(ws: WebSocket, table_id: int) -> None:
     if player is None:
         await ws.close(code=CLOSE_AUTH, reason="log in first")
         return
-    table = services.manager.get(table_id)
-    if table is None or not await admitted(ws, table, player, services):
+    if not await admitted(ws, services.router, table_id, player):
         await ws.close(code=CLOSE_NO_TABLE, reason="no such table")
         return
     await ws.accept()
-    await serve(ws, table, player, services)
+    await serve(ws, RoutedTable(services.router, table_id), player, services)
 
 
-async def admitted(ws: WebSocket, table: Table, player: Player, services: TableServices) -> bool:
-    if may_see(table, player):
-        return True
-    invite = ws.query_params.get("invite")
-    if not invite or table.password_hash is not None or not table.invite_token:
+async def admitted(ws: WebSocket, router: TableRouter, table_id: int, player: Player) -> bool:
+    """The table exists (on whichever process runs it) and this player may watch it: it is
+    theirs to see, or they bring its invite (`?invite=`)."""
+    args = {"user": player.user_id, "invite": ws.query_params.get("invite")}
+    try:
+        return bool(await router.ask(table_id, "enter", args))
+    except TableError:
         return False
-    if not hmac.compare_digest(invite, table.invite_token):
-        return False
-    await table.request(m.Admit(player.user_id))
-    return True
 
 
 def _int(value: str | None) -> int | None:
@@ -178,7 +202,7 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-async def serve(ws: WebSocket, table: Table, player: Player, services: TableServices) -> None:
+async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: TableServices) -> None:
     # the user's own channel from the start: the table addresses a seat's private events to
     # the user it seated there, so this socket never follows anything it could be refused
     sub = services.fanout.subscribe(

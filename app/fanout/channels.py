@@ -12,6 +12,7 @@ looks inside a message):
 - `seat(t, s)` and `user(t, u)` are private: only the one player seated there (or that one
   user) may follow them. A seat-private event goes here; the table channel gets only the
   bare event number in its place.
+- `process(p)` is the servers' own (routed commands and their answers): no socket follows it.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def user(table_id: int | str, user_id: int | str) -> str:
     return f"{table(table_id)}:user:{_id('user id', user_id)}"
 
 
+def process(process_id: str) -> str:
+    """One server process's own channel: commands routed to the tables it runs, and the
+    answers to what it asked (`app.tables.router`). Servers only: no socket follows it."""
+    return f"process:{_id('process id', process_id)}"
+
+
 def sessions() -> str:
     """Logouts: the id of each revoked login session, so every process closes its sockets."""
     return "sessions"
@@ -70,6 +77,8 @@ def is_public(channel: str) -> bool:
     """True for channels anyone may follow; the table server asserts this before it
     publishes anything secret."""
     parts = channel.split(":")
+    if parts[0] == "process":
+        return False
     return not (len(parts) == 4 and parts[0] == "table" and parts[2] in _PRIVATE_KINDS)
 
 

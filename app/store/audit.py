@@ -136,7 +136,6 @@ async def _table_views(
             at_table = "nobody" if held is None else f"user {held[0]} with {held[1]}"
             in_ledger = "nobody" if posted is None else f"user {posted[0]} with {posted[1]}"
             found.append(
-                f"table {table_id} seat {seat}: the table holds {at_table}, "
-                f"the ledger {in_ledger}"
+                f"table {table_id} seat {seat}: the table holds {at_table}, the ledger {in_ledger}"
             )
     return found

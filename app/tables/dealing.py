@@ -20,6 +20,7 @@ from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, Turn
 
 log = logging.getLogger("app.tables")
 
+
 def dealt_in(table: TableState, info: SeatInfo) -> bool:
     return (
         not info.sitting_out
@@ -87,7 +88,6 @@ def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> H
         ],
         commitment=digest,
     )
-
 
 
 async def after_change(table: TableState) -> None:
@@ -237,4 +237,3 @@ def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, 
         if seat not in shown:  # a shown hand is open in the table's reveal already
             own = commitment.seen_positions(deck, events, shown | {seat})
             table.say(SeatDealRevealed(hand_id, opening.reveal(own), seat=seat), seat)
-

@@ -8,3 +8,6 @@ class TableError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+MOVED = "this table moved to another server: try again"

@@ -11,9 +11,11 @@ import hmac
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from app.fanout import BaseFanout
+from app.tables import messages as m
 from app.tables.clock import Clock, RealClock
 from app.tables.errors import TableError
 from app.tables.settings import TableSettings
@@ -21,9 +23,11 @@ from app.tables.state import Lifecycle
 from app.tables.store import TableStore
 from app.tables.table import DeckSource, Table
 from app.tables.writer import HandWriter
+from app.wire.envelope import owner_notice
 
 log = logging.getLogger("app.tables.manager")
 
+HandedOver = Callable[[list[int]], Awaitable[object]]  # tables let go: another process claims
 WRITE_WINDOW = 0.1  # seconds hand writes wait for other tables' to share a transaction
 
 
@@ -73,15 +77,17 @@ class TableManager:
         await self.adopt()
         return len(self.tables)
 
-    async def adopt(self) -> list[int]:
-        """Claim free open tables while there is room, and run each as a restart brings it
-        back: a hand that was being played when its owner died (or stopped) never settled:
-        it is recorded void, its stacks are as before it, and the table tells whoever
-        reconnects (`hand_voided`). A table another live process holds stays with it."""
+    async def adopt(self, only: Collection[int] | None = None) -> list[int]:
+        """Claim free open tables (of `only`, if given) while there is room, and run each as
+        a restart brings it back: a hand that was being played when its owner died (or
+        stopped) never settled: it is recorded void, its stacks are as before it, and the
+        table tells whoever reconnects (`hand_voided`). A table another live process holds
+        stays with it. Every process's sockets at a claimed table hear of its new owner (an
+        owner notice on its channel) and resync."""
         if self.draining:
             return []
         async with self._placing:
-            claimed = await self.store.claim_open(limit=self.room())
+            claimed = await self.store.claim_open(limit=self.room(), only=only)
             if not claimed:
                 return []
             voided = await self.store.void_interrupted(claimed)
@@ -89,6 +95,11 @@ class TableManager:
                 stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
                 table = Table.restore(stored, **self._kwargs())
                 self.tables[table.id] = table
+                notice = owner_notice(self.store.owner, table.epoch)
+                try:  # before the table's first event: a socket resyncs, then reads on
+                    await self.fanout.publish(table.channel, notice)
+                except Exception as exc:  # the fan-out is away: its sockets resync on its GAP
+                    log.warning("table %s: owner notice not sent (%s)", table.id, exc)
                 table.start()
         if self.capacity is not None:  # a claim by a running process: a failover
             log.warning("claimed tables %s (their owner died or let them go)", claimed)
@@ -161,6 +172,9 @@ class TableManager:
             if table is not None:
                 log.error("table %s: lease lost to another process; stopped here", table_id)
                 await self._let_go(table)
+        for table in self.tables.values():
+            if table.outgoing:  # held while the lease was in doubt (`Table._flush`)
+                table.post(m.Wake())
         return lost
 
     @staticmethod
@@ -174,32 +188,61 @@ class TableManager:
             if future is not None and not future.done():
                 future.set_exception(moved)
 
-    async def drain(self, seconds: float) -> int:
-        """A graceful stop: deal no new hand, and let each table go (its lease released, so
-        another process claims it at its next heartbeat) as soon as its hand is over and
-        written, for at most `seconds`. Returns how many tables were still in a hand then
-        (they stop with the rest; the next owner voids those hands)."""
+    @staticmethod
+    def _between_hands(table: Table) -> bool:
+        return table.closed or (
+            table.hand is None and table.lifecycle is not Lifecycle.IN_HAND and table.unwritten == 0
+        )
+
+    async def _hand_over(self, done: list[Table], then: HandedOver | None) -> None:
+        """Let these tables go (each between hands, its records written), release their
+        leases, and tell `then` which ones are free for another process to claim now."""
+        handed = [t.id for t in done if not t.closed]  # a closed table goes nowhere
+        for table in done:
+            self.tables.pop(table.id, None)
+            if not table.closed:
+                await self._let_go(table)
+        try:
+            await self.store.release([t.id for t in done])
+        except Exception as exc:  # the database is away: the leases expire by themselves
+            log.warning("leases not released (%s)", type(exc).__name__)
+            return
+        log.warning("let go of tables %s", sorted(t.id for t in done))
+        if then is not None:
+            await then(handed)
+
+    async def move(self, table_id: int, seconds: float, then: HandedOver | None = None) -> bool:
+        """Move a table on purpose: no new hand here; once the hand being played is over and
+        written (at most `seconds`), the table stops here and its lease is released; `then`
+        hands it to another process. False (and the table plays on here) if its hand did not
+        end in time or it does not run here."""
+        table = self.get(table_id)
+        if table is None:
+            return False
+        table.draining = True
+        deadline = time.monotonic() + seconds
+        while not self._between_hands(table):
+            if time.monotonic() >= deadline or table.closed:
+                table.draining = self.draining
+                table.post(m.Wake())  # deal on here
+                return False
+            await asyncio.sleep(0.05)  # the hand ends on the table's own task
+        await self._hand_over([table], then)
+        return True
+
+    async def drain(self, seconds: float, then: HandedOver | None = None) -> int:
+        """A graceful stop: deal no new hand, and let each table go (its lease released, and
+        `then` hands it to another process) as soon as its hand is over and written, for at
+        most `seconds`. Returns how many tables were still in a hand then (they stop with the
+        rest; the next owner voids those hands)."""
         self.draining = True
         for table in self.tables.values():
             table.draining = True
         deadline = time.monotonic() + seconds
         while True:
-            done = [
-                t
-                for t in self.tables.values()
-                if t.closed
-                or (t.hand is None and t.lifecycle is not Lifecycle.IN_HAND and t.unwritten == 0)
-            ]
-            for table in done:
-                self.tables.pop(table.id, None)
-                if not table.closed:
-                    await self._let_go(table)
+            done = [t for t in self.tables.values() if self._between_hands(t)]
             if done:
-                try:
-                    await self.store.release([t.id for t in done])
-                except Exception as exc:  # the database is away: the leases expire by themselves
-                    log.warning("leases not released (%s)", type(exc).__name__)
-                log.warning("drain: let go of tables %s", sorted(t.id for t in done))
+                await self._hand_over(done, then)
             if not self.tables or time.monotonic() >= deadline:
                 return len(self.tables)
             await asyncio.sleep(0.05)  # hands end on the tables' own tasks

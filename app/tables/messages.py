@@ -3,8 +3,10 @@ the table checks what that user may do. Timer messages come from the table's own
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from app.tables.errors import TableError
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +164,12 @@ class BotAct:
 
 
 @dataclass(frozen=True, slots=True)
+class Wake:
+    """Look again: publish what waits (events held while the lease was in doubt,
+    `Table._flush`) and deal if a hand may start (a move that did not happen)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Sync:
     """Answered once every message before it is handled and the table's hand records are
     written (tests, shutdown)."""
@@ -170,5 +178,34 @@ class Sync:
 Message = (
     Admit | Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte
     | Act | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut
-    | StartHand | HandWritten | NumbersReserved | BotAct | Sync
+    | StartHand | HandWritten | NumbersReserved | BotAct | Wake | Sync
 )  # fmt: skip
+
+# What may come from another process (a player's command routed to the table's owner,
+# `app.tables.router`): the players' and host's messages, never a timer's.
+REMOTE: dict[str, type[Message]] = {
+    kind.__name__: kind
+    for kind in (
+        Admit, Join, Unwatch, Resync, Sit, TopUp, Leave, SitOut, SitIn, AutoPost, PostAnte,
+        Act, Chat, HostSettings, HostPause, HostRemove, HostBots, HostClose,
+    )
+}  # fmt: skip
+
+
+def to_wire(msg: Message) -> dict[str, Any]:
+    """A player's message as JSON-ready data, to travel to the table's owner."""
+    return {"kind": type(msg).__name__, **{f.name: getattr(msg, f.name) for f in fields(msg)}}
+
+
+def from_wire(data: Any) -> Message:
+    """The message `to_wire` made; anything else is refused."""
+    if not isinstance(data, dict):
+        raise TableError("invalid_message", "not a table message")
+    values = dict(data)
+    kind = REMOTE.get(values.pop("kind", None))
+    if kind is None:
+        raise TableError("invalid_message", "not a message another process may send")
+    try:
+        return kind(**values)
+    except TypeError:
+        raise TableError("invalid_message", f"malformed {kind.__name__}") from None

@@ -159,8 +159,14 @@ async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:
             for kept in table.ring
             if kept.v > last
         ]
-        return {"v": table.version, "events": texts, "snapshot": None}
-    return {"v": table.version, "events": [], "snapshot": snapshot(table, msg.user_id)}
+        return {"v": table.version, "epoch": table.epoch, "events": texts, "snapshot": None}
+    snap = snapshot(table, msg.user_id)
+    return {"v": table.version, "epoch": table.epoch, "events": [], "snapshot": snap}
+
+
+async def wake(table: TableState, msg: m.Wake) -> None:
+    """Deal if a hand may start; what waits is published after every message anyway."""
+    table.want_hand()
 
 
 async def sync(table: TableState, msg: m.Sync) -> int:

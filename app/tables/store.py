@@ -13,6 +13,7 @@ request, or `LeaseLost` from the hand writer's jobs, and writes nothing.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -58,6 +59,8 @@ class StoredTable:
 
 
 class TableStore(Protocol):
+    owner: str  # the server process the store writes for (its leases name it)
+
     async def create(
         self,
         settings: TableSettings,
@@ -66,7 +69,10 @@ class TableStore(Protocol):
         invite_token: str | None,
         password_hash: str | None,
     ) -> int: ...
-    async def claim_open(self, limit: int | None = None) -> list[int]: ...
+    async def claim_open(
+        self, limit: int | None = None, only: Collection[int] | None = None
+    ) -> list[int]: ...
+    def holds(self, table_id: int) -> bool: ...
     async def renew_leases(self) -> set[int]: ...
     async def release(self, table_ids: list[int]) -> None: ...
     async def release_all(self) -> None: ...
@@ -146,27 +152,47 @@ class LedgerTableStore:
     when not given: a store of its own, as in tests and tools)."""
 
     def __init__(
-        self, db: Database, *, owner: str | None = None, lease_seconds: float = LEASE_SECONDS
+        self,
+        db: Database,
+        *,
+        owner: str | None = None,
+        lease_seconds: float = LEASE_SECONDS,
+        watch_expiry: bool = False,
     ) -> None:
         self.db = db
         self.owner = owner or secrets.token_hex(16)
         self.lease_seconds = lease_seconds
         self.epochs: dict[int, int] = {}  # table id -> the epoch this store holds it under
+        # a server process renews its leases each heartbeat; with `watch_expiry` a table
+        # whose lease may have run out by this process's own clock (it was paused, or cut
+        # off from the database) publishes nothing until renewed (`holds`)
+        self.watch_expiry = watch_expiry
+        self.sure_until: dict[int, float] = {}  # table id -> monotonic time its lease is sure
+
+    def holds(self, table_id: int) -> bool:
+        """Whether this store surely still holds the table's lease, by its own clock: a claim
+        or renewal that began before `lease_seconds` ago. (Without `watch_expiry`: held.)"""
+        if not self.watch_expiry:
+            return True
+        return time.monotonic() < self.sure_until.get(table_id, 0.0)
 
     async def _fence(self, s: AsyncSession, *table_ids: int) -> None:
         """Refuse (`LeaseLost`) unless this store still holds every table's lease."""
         await leases.check(s, self.owner, {t: self.epochs.get(t, 0) for t in table_ids})
 
-    async def claim_open(self, limit: int | None = None) -> list[int]:
+    async def claim_open(
+        self, limit: int | None = None, only: Collection[int] | None = None
+    ) -> list[int]:
         """Claim open tables that are free (released, or their lease expired: a dead
-        owner's), at most `limit` of them: the ones this store now runs, to restore. A table
-        another live process holds is left to it, and one this store holds is not claimed
-        again."""
+        owner's), at most `limit` of them (and only those of `only`, if given): the ones this
+        store now runs, to restore. A table another live process holds is left to it, and
+        one this store holds is not claimed again."""
         claimed: dict[int, int] = {}
         if limit is not None and limit <= 0:
             return []
+        began = time.monotonic()
         async with self.db.transaction() as s:
-            ids = await s.scalars(
+            free = (
                 select(PokerTable.id)
                 .outerjoin(TableLease, TableLease.table_id == PokerTable.id)
                 .where(
@@ -179,6 +205,9 @@ class LedgerTableStore:
                 )
                 .order_by(PokerTable.id)
             )
+            if only is not None:
+                free = free.where(PokerTable.id.in_(list(only)))
+            ids = await s.scalars(free)
             for table_id in list(ids):
                 if table_id in self.epochs:
                     continue  # ours (its lease ran late): the renewal keeps it
@@ -188,16 +217,25 @@ class LedgerTableStore:
                     if limit is not None and len(claimed) >= limit:
                         break
         self.epochs.update(claimed)  # once committed: a renewal meanwhile must not drop them
+        self._sure(claimed, began)
         return sorted(claimed)
+
+    def _sure(self, table_ids: Collection[int], began: float) -> None:
+        until = began + self.lease_seconds
+        for table_id in table_ids:
+            self.sure_until[table_id] = until
 
     async def renew_leases(self) -> set[int]:
         """Renew every lease this store holds (one statement); returns the tables it lost."""
         held = dict(self.epochs)  # a table claimed while this runs is not judged by it
+        began = time.monotonic()
         async with self.db.transaction() as s:
             kept = await leases.renew(s, self.owner, held, seconds=self.lease_seconds)
+        self._sure(kept, began)
         lost = {t for t in set(held) - set(kept) if self.epochs.get(t) == held[t]}
         for table_id in lost:
             del self.epochs[table_id]
+            self.sure_until.pop(table_id, None)
         return lost
 
     async def release(self, table_ids: list[int]) -> None:
@@ -209,6 +247,7 @@ class LedgerTableStore:
                 await leases.release(s, self.owner, mine)
             for table_id in mine:
                 del self.epochs[table_id]
+                self.sure_until.pop(table_id, None)
 
     async def release_all(self) -> None:
         """Give every table up (a clean stop): another process may claim them at once."""
@@ -216,6 +255,7 @@ class LedgerTableStore:
             async with self.db.transaction() as s:
                 await leases.release(s, self.owner, list(self.epochs))
             self.epochs.clear()
+            self.sure_until.clear()
 
     async def create(
         self,
@@ -225,6 +265,7 @@ class LedgerTableStore:
         invite_token: str | None,
         password_hash: str | None,
     ) -> int:
+        began = time.monotonic()
         async with self.db.transaction() as s:
             row = PokerTable(
                 **_columns(settings),
@@ -238,6 +279,7 @@ class LedgerTableStore:
             if epoch is None:  # a new table's id was never leased: a bug, not a race
                 raise TableError("lease_lost", f"table {table.id} was already leased")
         self.epochs[table.id] = epoch  # once committed (see `claim_open`)
+        self._sure([table.id], began)
         return table.id
 
     async def load_open(self, table_ids: Collection[int] | None = None) -> list[StoredTable]:

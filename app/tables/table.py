@@ -33,7 +33,7 @@ from app.store.hands import HandFinish, HandStart
 from app.tables import dealing, hosting, publishing, seating
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock
-from app.tables.errors import TableError
+from app.tables.errors import MOVED, TableError
 from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY
 from app.tables.settings import TableSettings
@@ -176,7 +176,9 @@ class Table:
             except TableError as exc:
                 if future is not None and not future.done():
                     future.set_exception(exc)
-            except asyncio.CancelledError:
+            except asyncio.CancelledError:  # stopped here (moved on): the asker may retry there
+                if future is not None and not future.done():
+                    future.set_exception(TableError("table_moved", MOVED))
                 raise
             except Exception:
                 log.exception("table %s: failed handling %r", self.id, msg)
@@ -257,6 +259,11 @@ class Table:
 
     async def _flush(self) -> None:
         if not self.outgoing:
+            return
+        if not self.store.holds(self.id):
+            # the lease may have moved on (this process was paused or cut off): a newer owner
+            # may be dealing this table, so nothing goes out until a renewal says it is ours
+            # (the manager then sends `Wake`) or the table stops here
             return
         out, self.outgoing = self.outgoing, []
         try:
@@ -460,6 +467,7 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.Unwatch: publishing.unwatch,
     m.Resync: publishing.resync,
     m.Sync: publishing.sync,
+    m.Wake: publishing.wake,
     m.Sit: seating.sit,
     m.TopUp: seating.top_up,
     m.Leave: seating.leave,

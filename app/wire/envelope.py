@@ -26,3 +26,14 @@ def version_of(text: str) -> int:
     """The `v` of an event's text: ``{"v":n,…}`` or a bare ``{"v":n}``."""
     end = text.find(",", 5)
     return int(text[5:end] if end > 0 else text[5:-1])
+
+
+NOTICE_V = 0
+"""The `v` of a table's owner notice: not an event (clients never receive it), but a word to
+every process's sockets at the table that a new owner runs it from now on (`owner_notice`)."""
+
+
+def owner_notice(owner: str, epoch: str) -> str:
+    """Published on a table's channel by a process that claimed the table (a failover or a
+    move): sockets elsewhere learn where it runs now and resync with its new epoch."""
+    return f"{PREFIX}{NOTICE_V}," + to_json({"owner": owner, "epoch": epoch})[1:]

@@ -1,0 +1,144 @@
+"""What each process answers about the tables it runs, for the lobby and the sockets of every
+process (`app.tables.router` carries the questions to the process that runs the table, or
+asks every process): the lobby's lines, joining by invite, creating a table here, a table's
+view, the host's commands and whether a socket may open."""
+
+from __future__ import annotations
+
+import hmac
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.tables import Table, TableError, TableSettings
+from app.tables import messages as m
+from app.tables.router import no_such_table
+from app.wire.limits import MAX_BOTS, MAX_SEATS
+
+if TYPE_CHECKING:
+    from app.api.services import TableServices
+
+
+class HostCommand(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
+    changes: dict[str, Any] | None = None  # checked by `TableSettings.changed`
+    seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)] | None = None
+    count: Annotated[int, Field(ge=1, le=MAX_BOTS)] | None = None
+
+
+def may_see(table: Table, user_id: int | None) -> bool:
+    """A public table is everyone's; a private one its host's and its admitted members'."""
+    if not table.settings.private:
+        return True
+    return user_id is not None and (user_id in table.members or user_id == table.host_user_id)
+
+
+def hosted_line(table: Table) -> dict[str, Any]:
+    """A lobby line for the table's host: with its invite (null for a public table)."""
+    return {**table.summary(), "invite": table.invite_token}
+
+
+def joined(table_id: int, summary: dict[str, Any]) -> dict[str, Any]:
+    return {"table": summary, "ws": f"/ws/tables/{table_id}"}
+
+
+# -- what each process answers about the tables it runs (routed: `app.tables.router`) ----
+
+
+def install(services: TableServices) -> None:
+    """Teach the router what the lobby and the sockets ask: every process answers for the
+    tables it runs."""
+    router, manager = services.router, services.manager
+
+    async def lobby_lines(args: dict[str, Any]) -> list[dict[str, Any]]:
+        return [t.summary() for t in manager.public_tables()]
+
+    async def hosted_lines(args: dict[str, Any]) -> list[dict[str, Any]]:
+        return [hosted_line(t) for t in manager.hosted_by(int(args["user"]))]
+
+    async def your_lines(args: dict[str, Any]) -> list[dict[str, Any]]:
+        user = int(args["user"])
+        lines = []
+        for t in list(manager.tables.values()):
+            if t.closed or not (t.host_user_id == user or user in t.by_user):
+                continue
+            line = hosted_line(t) if t.host_user_id == user else t.summary()
+            lines.append({**line, "host": t.host_user_id == user, "seat": t.by_user.get(user)})
+        return lines
+
+    async def join_here(args: dict[str, Any]) -> dict[str, Any] | None:
+        """The table of this invite if it runs here (None if not): its password checked."""
+        table = manager.by_invite(str(args["invite"]))
+        if table is None:
+            return None
+        password = args.get("password")
+        if table.password_hash is not None and not await services.passwords.verify(
+            table.password_hash, password if isinstance(password, str) else ""
+        ):
+            return {"refused": "bad_password"}
+        await table.request(m.Admit(int(args["user"])))
+        return joined(table.id, table.summary())
+
+    async def create_here(args: dict[str, Any]) -> dict[str, Any]:
+        settings = TableSettings.parse(args["values"])
+        table = await manager.create(
+            settings, host_user_id=int(args["host"]), password_hash=args.get("password_hash")
+        )
+        return {**joined(table.id, table.summary()), "invite": table.invite_token}
+
+    async def view(table: Table, args: dict[str, Any]) -> dict[str, Any]:
+        user = int(args["user"])
+        if not may_see(table, user):
+            raise no_such_table()  # a private table is not confirmed
+        answer: dict[str, Any] = {
+            "table": table.summary(),
+            "settings": table.info(),
+            "seats": table.seat_list(),
+        }
+        if user == table.host_user_id:
+            answer["invite"] = table.invite_token  # only the host may hand it out again
+        return answer
+
+    async def host(table: Table, args: dict[str, Any]) -> Any:
+        user = int(args["user"])
+        if not may_see(table, user):
+            raise no_such_table()
+        return await table.request(host_message(user, HostCommand.model_validate(args["body"])))
+
+    async def enter(table: Table, args: dict[str, Any]) -> bool:
+        """May this user open a socket at the table: it is theirs to see, or they bring
+        its invite (a private table without a password; one with a password is joined over
+        HTTP first)."""
+        user, invite = int(args["user"]), args.get("invite")
+        if may_see(table, user):
+            return True
+        if not isinstance(invite, str) or table.password_hash is not None:
+            raise no_such_table()
+        if not table.invite_token or not hmac.compare_digest(invite, table.invite_token):
+            raise no_such_table()
+        await table.request(m.Admit(user))
+        return True
+
+    router.process_op("lobby", lobby_lines)
+    router.process_op("hosted", hosted_lines)
+    router.process_op("yours", your_lines)
+    router.process_op("join", join_here)
+    router.process_op("create", create_here)
+    router.table_op("view", view)
+    router.table_op("host", host)
+    router.table_op("enter", enter)
+
+
+def host_message(user_id: int, body: HostCommand) -> m.Message:
+    if body.command == "settings":
+        return m.HostSettings(user_id, body.changes or {})
+    if body.command in ("pause", "resume"):
+        return m.HostPause(user_id, body.command == "pause")
+    if body.command == "remove":
+        if body.seat is None:
+            raise TableError("invalid_request", "name the seat to free")
+        return m.HostRemove(user_id, body.seat)
+    if body.command == "bots":
+        return m.HostBots(user_id, body.count or 1)
+    return m.HostClose(user_id)

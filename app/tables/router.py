@@ -1,0 +1,409 @@
+"""Any process serves any table: a command for a table this process does not run travels to
+the process that does (the owner its lease names) through the fan-out, and the answer comes
+back. A table run here takes no hop.
+
+Each process follows its own channel (`channels.process(id)`). A request names an op, the
+table (or none: a question for the process itself, such as the lobby's lines or "create a
+table"), the asking process and a request id; the answer goes to the asker's channel. Ops are
+registered by the layers above (`table_op`, `process_op`): the router only carries them.
+
+Where a table runs: the lease table (`Directory`), cached. A cached owner that answers "not
+here" (it let the table go) or not at all within `timeout` seconds is forgotten and the
+lease asked again. A table whose lease is free or expired (its owner died, or let it go) is
+claimed by the asking process when it has room, else waited for until `timeout`: the
+answer is then `table_moving`, and the client tries again. A new owner's notice on the
+table's channel (`Connection.pump` hears it) teaches the cache at once (`learn`).
+
+Without a directory (one process, `memory://`), every table is local or does not exist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from app.fanout import GAP, BaseFanout, FanoutError, Subscription, channels
+from app.jsontext import from_json, to_json
+from app.store.directory import Room, Whereabouts
+from app.tables import messages as m
+from app.tables.errors import TableError
+from app.tables.table import Table
+
+log = logging.getLogger("app.tables.router")
+
+ROUTE_TIMEOUT = 5.0  # seconds a routed command waits for the table's owner
+GATHER_TIMEOUT = 2.0  # seconds the lobby waits for each process's lines
+INBOX = 65536  # requests and answers one process may have queued before it reads them
+_MOVED_CODES = frozenset({"not_here", "table_moved"})
+
+TableOp = Callable[[Table, dict[str, Any]], Awaitable[Any]]
+ProcessOp = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+class Directory(Protocol):
+    async def whereabouts(self, table_id: int) -> Whereabouts: ...
+    async def rooms(self) -> list[Room]: ...
+
+
+class Tables(Protocol):
+    """The tables this process runs (`TableManager`)."""
+
+    def get(self, table_id: int) -> Table | None: ...
+    def room(self) -> int | None: ...
+    async def adopt(self, only: list[int] | None = None) -> list[int]: ...
+    async def move(
+        self, table_id: int, seconds: float, then: Callable[[list[int]], Awaitable[object]]
+    ) -> bool: ...
+
+
+class _NotHere(Exception):
+    """The process asked does not run the table (any more)."""
+
+
+def unreachable() -> TableError:
+    return TableError(
+        "server_unreachable", "the server running this table did not answer: try again"
+    )
+
+
+def moving() -> TableError:
+    return TableError("table_moving", "this table is moving to another server: try again")
+
+
+def no_such_table() -> TableError:
+    return TableError("no_such_table", "no such table")
+
+
+class TableRouter:
+    def __init__(
+        self,
+        tables: Tables,
+        fanout: BaseFanout,
+        *,
+        me: str,
+        directory: Directory | None = None,
+        timeout: float = ROUTE_TIMEOUT,
+    ) -> None:
+        self.tables = tables
+        self.fanout = fanout
+        self.me = me
+        self.directory = directory
+        self.timeout = timeout
+        self.table_ops: dict[str, TableOp] = {"request": _request}
+        self.process_ops: dict[str, ProcessOp] = {"claim": self._claim, "move": self._move}
+        self.owners: dict[int, str] = {}  # table -> the process last known to run it
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._sub: Subscription | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._listener: asyncio.Task[None] | None = None
+
+    def table_op(self, name: str, op: TableOp) -> None:
+        self.table_ops[name] = op
+
+    def process_op(self, name: str, op: ProcessOp) -> None:
+        self.process_ops[name] = op
+
+    def learn(self, table_id: int, owner: str) -> None:
+        """`owner` runs the table now (its notice was heard)."""
+        self.owners[table_id] = owner
+
+    # -- life ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self.directory is None:
+            return  # one process: nothing is ever routed
+        self._sub = self.fanout.subscribe(channels.process(self.me), queue_size=INBOX)
+        await self._sub
+        self._listener = asyncio.get_running_loop().create_task(self._listen(), name="router")
+
+    async def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+        if self._sub is not None:
+            await self._sub.close()
+        for task in list(self._tasks):
+            task.cancel()
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(unreachable())
+        self._waiting.clear()
+
+    # -- asking ----------------------------------------------------------------------------
+
+    async def request(self, table_id: int, msg: m.Message) -> Any:
+        """A table message, answered by the table wherever it runs (the hot path: a local
+        table is asked directly, the message never serialised)."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            try:
+                return await table.request(msg)
+            except TableError as exc:
+                if exc.code not in _MOVED_CODES or self.directory is None:
+                    raise
+        return await self.ask(table_id, "request", {"msg": m.to_wire(msg)})
+
+    def post(self, table_id: int, msg: m.Message) -> None:
+        """A table message nobody waits for (a socket closed): sent, its answer dropped."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            table.post(msg)
+            return
+        if self.directory is not None:
+            self._spawn(self._post(table_id, msg))
+
+    async def _post(self, table_id: int, msg: m.Message) -> None:
+        with contextlib.suppress(TableError):
+            await self.ask(table_id, "request", {"msg": m.to_wire(msg)})
+
+    async def ask(self, table_id: int, op: str, args: dict[str, Any]) -> Any:
+        """Run table op `op` where the table runs; its refusal raises `TableError` here."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            table = self.tables.get(table_id)
+            if table is not None:
+                try:
+                    return await self.table_ops[op](table, args)
+                except TableError as exc:
+                    if exc.code not in _MOVED_CODES or self.directory is None:
+                        raise
+                if loop.time() >= deadline:
+                    raise moving() from None
+                continue  # it moved on while we asked: find where
+            if self.directory is None:
+                raise no_such_table()
+            owner = await self._owner(table_id, deadline)
+            if owner is None:  # ours now (claimed just now): ask the local table
+                continue
+            try:
+                return await self._send(owner, op, args, deadline, table_id)
+            except _NotHere:
+                if self.owners.get(table_id) == owner:
+                    del self.owners[table_id]
+                if loop.time() >= deadline:
+                    raise moving() from None
+
+    async def _owner(self, table_id: int, deadline: float) -> str | None:
+        """The process running the table, other than this one (None: this one, now)."""
+        cached = self.owners.get(table_id)
+        if cached is not None and cached != self.me:
+            return cached
+        assert self.directory is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            where = await self.directory.whereabouts(table_id)
+            if not where.open:
+                self.owners.pop(table_id, None)
+                raise no_such_table()
+            if where.owner is not None and where.owner != self.me:
+                self.owners[table_id] = where.owner
+                return where.owner
+            # nobody runs it (its owner died or let it go), or our claim is still starting
+            if where.owner is None and (self.tables.room() or 0) != 0:
+                await self.tables.adopt([table_id])
+            if self.tables.get(table_id) is not None:
+                return None
+            if loop.time() >= deadline:
+                raise moving()
+            await asyncio.sleep(0.1)  # another process's heartbeat claims it
+
+    async def ask_process(self, process: str, op: str, args: dict[str, Any]) -> Any:
+        """Run process op `op` on `process` (this one: directly)."""
+        if process == self.me or self.directory is None:
+            return await self.process_ops[op](args)
+        deadline = asyncio.get_running_loop().time() + self.timeout
+        return await self._send(process, op, args, deadline, None)
+
+    async def ask_all(self, op: str, args: dict[str, Any]) -> list[Any]:
+        """Run process op `op` on every live process; the answers of those that answered
+        within `GATHER_TIMEOUT` (a process that died a moment ago is left out)."""
+        processes = [self.me]
+        if self.directory is not None:
+            processes += [r.process for r in await self.directory.rooms() if r.process != self.me]
+
+        async def one(process: str) -> Any:
+            try:
+                return await asyncio.wait_for(self.ask_process(process, op, args), GATHER_TIMEOUT)
+            except (TableError, TimeoutError) as exc:
+                log.warning("process %s did not answer %s (%s)", process, op, exc)
+                return None
+
+        answers = await asyncio.gather(*(one(p) for p in processes))
+        return [a for a in answers if a is not None]
+
+    async def rooms(self) -> list[Room]:
+        """The live processes (other than this one), the one with the most room first."""
+        if self.directory is None:
+            return []
+        return [r for r in await self.directory.rooms() if r.process != self.me]
+
+    async def _send(
+        self, process: str, op: str, args: dict[str, Any], deadline: float, table_id: int | None
+    ) -> Any:
+        rid = secrets.token_hex(8)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = future
+        body = {"id": rid, "from": self.me, "op": op, "table": table_id, "args": args}
+        try:
+            try:
+                await self.fanout.publish(channels.process(process), to_json(body))
+            except FanoutError:
+                raise TableError(
+                    "unavailable", "the servers cannot reach each other just now: try again"
+                ) from None
+            left = max(0.0, deadline - asyncio.get_running_loop().time())
+            try:
+                return await asyncio.wait_for(future, left)
+            except TimeoutError:
+                if table_id is not None and self.owners.get(table_id) == process:
+                    del self.owners[table_id]  # dead or paused: ask the lease next time
+                raise unreachable() from None
+        finally:
+            self._waiting.pop(rid, None)
+
+    # -- tables changing hands -------------------------------------------------------------
+
+    async def hand_over(self, table_ids: list[int], to: str | None = None) -> None:
+        """These tables were let go here (between hands): have another live process claim
+        them now (`to`, or those with room, the most room first) rather than at its next
+        heartbeat. One that nobody takes stays free: any process's heartbeat claims it."""
+        if not table_ids:
+            return
+        if to is not None and to != self.me:
+            targets = [to] * len(table_ids)
+        else:
+            targets = []
+            for room in await self.rooms():
+                targets += [room.process] * room.free
+                if len(targets) >= len(table_ids):
+                    break
+        given: dict[str, list[int]] = {}
+        for table_id, process in zip(table_ids, targets, strict=False):
+            given.setdefault(process, []).append(table_id)
+
+        async def give(process: str, tables: list[int]) -> None:
+            try:
+                claimed = await self.ask_process(process, "claim", {"tables": tables})
+                for table_id in claimed:
+                    self.owners[table_id] = process
+            except TableError as exc:
+                log.warning("tables %s not handed to %s (%s)", tables, process, exc.code)
+
+        await asyncio.gather(*(give(p, t) for p, t in given.items()))
+
+    async def _claim(self, args: dict[str, Any]) -> list[int]:
+        """Another process let these tables go for this one to run."""
+        return await self.tables.adopt([int(t) for t in args["tables"]])
+
+    async def _move(self, args: dict[str, Any]) -> bool:
+        """Move a table this process runs to another (`to`, or the one with most room) once
+        its hand is over (at most `seconds`)."""
+        to = args.get("to")
+        target = str(to) if to else None
+
+        async def then(table_ids: list[int]) -> None:
+            await self.hand_over(table_ids, target)
+
+        table_id = int(args["table"])
+        if self.tables.get(table_id) is None:
+            raise TableError("not_here", "this process does not run that table")
+        return await self.tables.move(table_id, float(args.get("seconds", 30.0)), then)
+
+    # -- answering -------------------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        assert self._sub is not None
+        async for _channel, text in self._sub:
+            if text is GAP:  # answers lost meanwhile time out; requests are asked again
+                continue
+            try:
+                body = from_json(text)
+            except ValueError:
+                log.warning("router: ignoring a malformed message")
+                continue
+            if not isinstance(body, dict):
+                continue
+            if "re" in body:
+                future = self._waiting.get(str(body["re"]))
+                if future is not None and not future.done():
+                    error = body.get("error")
+                    if error is None:
+                        future.set_result(body.get("ok"))
+                    elif error[0] == "not_here":
+                        future.set_exception(_NotHere())
+                    else:
+                        future.set_exception(TableError(str(error[0]), str(error[1])))
+            else:
+                self._spawn(self._answer(body))
+
+    async def _answer(self, body: dict[str, Any]) -> None:
+        answer: dict[str, Any] = {"re": body.get("id")}
+        try:
+            answer["ok"] = await self._run(body)
+        except TableError as exc:
+            answer["error"] = [exc.code, exc.message]
+        except Exception:
+            log.exception("router: %s failed", body.get("op"))
+            answer["error"] = ["internal_error", "the server could not do that"]
+        asker = body.get("from")
+        if not isinstance(asker, str):
+            return
+        try:
+            await self.fanout.publish(channels.process(asker), to_json(answer))
+        except FanoutError as exc:  # the asker times out
+            log.warning("router: answer to %s lost (%s)", asker, exc)
+
+    async def _run(self, body: dict[str, Any]) -> Any:
+        op = body.get("op")
+        args = body.get("args")
+        if not isinstance(op, str) or not isinstance(args, dict):
+            raise TableError("invalid_request", "malformed routed request")
+        table_id = body.get("table")
+        if table_id is None:
+            process_op = self.process_ops.get(op)
+            if process_op is None:
+                raise TableError("invalid_request", f"unknown op {op}")
+            return await process_op(args)
+        table_op = self.table_ops.get(op)
+        if table_op is None or not isinstance(table_id, int):
+            raise TableError("invalid_request", f"unknown op {op}")
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError("not_here", "this process does not run that table")
+        try:
+            return await table_op(table, args)
+        except TableError as exc:
+            if exc.code == "table_moved":  # it stopped here while asked: the asker looks again
+                raise TableError("not_here", exc.message) from None
+            raise
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+async def _request(table: Table, args: dict[str, Any]) -> Any:
+    return await table.request(m.from_wire(args.get("msg")))
+
+
+class RoutedTable:
+    """One table as a socket sees it, wherever it runs: the table's id and how to ask it."""
+
+    __slots__ = ("id", "router")
+
+    def __init__(self, router: TableRouter, table_id: int) -> None:
+        self.router = router
+        self.id = table_id
+
+    async def request(self, msg: m.Message) -> Any:
+        return await self.router.request(self.id, msg)
+
+    def post(self, msg: m.Message) -> None:
+        self.router.post(self.id, msg)

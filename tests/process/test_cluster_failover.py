@@ -1,0 +1,173 @@
+"""Issue 13 with three real server processes on the real PostgreSQL and Redis: a table's owner
+dies, is paused past its lease, or is stopped, while its players play through the two other
+processes. Their sockets stay open throughout: they hear of the table's new owner, get a
+snapshot of it, and play on. After each, `ledger check` passes, and what every client was
+sent is one table's story (no other seat's down card, no event of a second owner, no hand
+number twice: `check_frames`)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from app.store.hand_models import HandStatus
+from tests.conftest import PgServer
+from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
+from tests.process.cluster import (
+    HEARTBEAT,
+    LEASE,
+    SLACK,
+    Cluster,
+    Stage,
+    check_frames,
+    cluster,
+    until,
+)
+from tests.serverproc import Player
+
+pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
+
+
+async def _play_on(c: Cluster, stage: Stage, hands: int = 1) -> list[str]:
+    """The same players, on the same sockets, play `hands` more whole hands (recorded)."""
+    for p in stage.players:
+        p.acting = True
+    first = stage.players[0]
+    mark = len(first.frames)
+    ended: list[str] = []
+    while len(ended) < hands:
+        frame = await first.wait(lambda f: f.get("type") == "hand_ended", timeout=60, start=mark)
+        mark = first.frames.index(frame) + 1
+        ended.append(frame["hand_id"])
+    for hand_id in ended:
+
+        async def written(hand_id: str = hand_id) -> bool:
+            return await c.status(hand_id) == HandStatus.DONE
+
+        await until(written, f"hand {hand_id} is recorded")
+    return ended
+
+
+async def _told_of_void(stage: Stage, hand_id: str) -> None:
+    """Each player's socket, still open, got a snapshot of the new owner's table that says
+    the hand was cancelled."""
+    for p in stage.players:
+        snap = await p.wait(
+            lambda f: f.get("type") == "snapshot" and hand_id in [v["hand_id"] for v in f["voided"]],
+            timeout=LEASE + HEARTBEAT + SLACK + 10,
+        )
+        assert snap["hand"] is None or snap["hand"]["hand_id"] != hand_id
+
+
+def _finish(c: Cluster, stage: Stage) -> None:
+    for p in stage.players:
+        check_frames(p)
+    c.ledger_ok()
+
+
+async def test_kill_9_of_the_owner_mid_hand(
+    tmp_path: Path,
+    pg_server: PgServer,
+    redis_url: str,  # noqa: F811
+) -> None:
+    async with cluster(tmp_path, pg_server, redis_url) as c:
+        stage = await c.seated_elsewhere()
+        old = await c.lease(stage.table_id)
+        assert old is not None
+        live = stage.turn["hand_id"]
+        c.procs[0].kill()  # SIGKILL: no release, no goodbye
+        c.procs[0].wait()
+        killed = time.monotonic()
+        new = await c.moved_from(stage.table_id, old, timeout=LEASE + HEARTBEAT + SLACK)
+        print(f"claimed {time.monotonic() - killed:.2f} s after the kill")
+        assert new.epoch == old.epoch + 1
+        assert await c.runner(stage.table_id) in (1, 2)
+
+        async def void() -> bool:
+            return await c.status(live) == HandStatus.VOID
+
+        await until(void, "the new owner voids the interrupted hand")
+        assert await c.seats(stage.table_id) == stage.stacks  # as before the hand
+        await _told_of_void(stage, live)
+        played = await _play_on(c, stage, hands=2)
+        assert live not in played
+        for p in stage.players:
+            await p.close()
+        _finish(c, stage)
+
+
+async def test_sigterm_moves_every_table_between_hands(
+    tmp_path: Path,
+    pg_server: PgServer,
+    redis_url: str,  # noqa: F811
+) -> None:
+    async with cluster(tmp_path, pg_server, redis_url) as c:
+        stage = await c.seated_elsewhere()
+        # a second table on process 0, with nobody at it
+        ann_token = next(iter(stage.tokens.values()))
+        idle = await c.create(0, ann_token, name="Idle")
+        old = await c.lease(stage.table_id)
+        assert old is not None and await c.runner(idle) == 0
+        live = stage.turn["hand_id"]
+        c.signal(0, signal.SIGTERM)  # the hand is live, waiting for a player
+        mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+        for p in stage.players:
+            p.acting = True
+        await mover.ws.send(json.dumps(Player.answer(stage.turn)))
+        ended = await mover.wait(lambda f: f.get("type") == "hand_ended" and f["hand_id"] == live)
+        assert ended["hand_id"] == live
+        assert c.procs[0].wait(timeout=60) in (0, -signal.SIGTERM)
+        log = c.log(0)
+        assert "let go of tables" in log and "still in a hand" not in log
+        new = await c.moved_from(stage.table_id, old, timeout=10)
+        assert new.epoch == old.epoch + 1
+        assert await c.runner(stage.table_id) in (1, 2)
+
+        async def idle_moved() -> bool:
+            return await c.runner(idle) in (1, 2)
+
+        await until(idle_moved, "the idle table runs on another process")
+        assert await c.status(live) == HandStatus.DONE
+        played = await _play_on(c, stage, hands=2)
+        assert live not in played
+        assert await c.voided() == []  # no hand was voided
+        for p in stage.players:
+            await p.close()
+        _finish(c, stage)
+
+
+async def test_a_paused_owner_wakes_to_find_its_table_gone(
+    tmp_path: Path,
+    pg_server: PgServer,
+    redis_url: str,  # noqa: F811
+) -> None:
+    async with cluster(tmp_path, pg_server, redis_url) as c:
+        stage = await c.seated_elsewhere()
+        old = await c.lease(stage.table_id)
+        assert old is not None
+        live = stage.turn["hand_id"]
+        c.signal(0, signal.SIGSTOP)
+        # the player to act answers now: the command waits, routed, for the paused owner
+        mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+        await mover.ws.send(json.dumps({**Player.answer(stage.turn), "ref": "late"}))
+        await c.moved_from(stage.table_id, old, timeout=LEASE + HEARTBEAT + SLACK)
+        await _told_of_void(stage, live)
+        late = await mover.wait(lambda f: f.get("ref") == "late", timeout=30)
+        assert late["type"] == "error", late  # never taken: the owner it went to was paused
+        played = await _play_on(c, stage)
+        c.signal(0, signal.SIGCONT)  # the routed action waits for it on its channel
+
+        async def stopped_there() -> bool:
+            return "lease lost to another process" in c.log(0)
+
+        await until(stopped_there, "the woken owner finds its lease gone and stops the table")
+        played += await _play_on(c, stage)  # the woken process publishes nothing of it
+        assert await c.status(live) == HandStatus.VOID
+        assert live not in played
+        for p in stage.players:
+            await p.close()
+        _finish(c, stage)
