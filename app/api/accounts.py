@@ -27,7 +27,8 @@ from sqlalchemy import update
 
 from app.api.deps import DB, AppSettings, CurrentAuth, CurrentUser, PasswordHashing, cookie_secure
 from app.api.errors import api_error, from_store
-from app.api.ratelimit import Limiter, Rule, create_limiter
+from app.api.ratelimit import Limiter, MemoryLimiter, Rule
+from app.api.ratelimit_redis import RedisLimiter
 from app.config import Settings
 from app.store import accounts, ledger
 from app.store.errors import (
@@ -73,8 +74,13 @@ class LoginLimits:
     @classmethod
     def from_settings(cls, settings: Settings) -> LoginLimits:
         window = settings.login_window_seconds
+        limiter: Limiter = (
+            RedisLimiter(settings.redis_url, namespace=settings.redis_namespace)
+            if settings.redis_url
+            else MemoryLimiter()
+        )
         return cls(
-            create_limiter(settings.redis_url, namespace=settings.redis_namespace),
+            limiter,
             Rule("login-name", settings.login_attempts_per_name, window),
             Rule("login-ip", settings.login_attempts_per_ip, window),
             Rule(

@@ -1,11 +1,10 @@
 """Sliding-window rate limits: at most `limit` events per `window` seconds for each key.
 
-One interface (`Limiter`), two backends, chosen by `create_limiter`:
+One interface (`Limiter`), two backends (`accounts.LoginLimits` picks one):
 - `MemoryLimiter`: this process alone (the embedded default, no `REDIS_URL`);
 - `RedisLimiter` (`ratelimit_redis`): every process counts in the same windows in Redis, so
   N processes behind a load balancer do not give an attacker N times the attempts.
 
-    limiter = create_limiter(settings.redis_url, namespace=settings.redis_namespace)
     wait = await limiter.take((LOGIN_BY_NAME, name), (LOGIN_BY_IP, address))
     if wait: ...  # refused; nothing was counted; `wait` seconds until there is room
 """
@@ -131,13 +130,3 @@ class MemoryLimiter:
         if window is None:
             window = self._windows[rule] = SlidingWindow(rule.limit, rule.window, clock=self.clock)
         return window
-
-
-def create_limiter(redis_url: str | None, *, namespace: str) -> Limiter:
-    """Redis's shared windows when `redis_url` is set (`Settings.redis_url`), else this
-    process's own."""
-    if not redis_url:
-        return MemoryLimiter()
-    from app.api.ratelimit_redis import RedisLimiter
-
-    return RedisLimiter(redis_url, namespace=namespace)
