@@ -77,6 +77,7 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         await stop_table_services(application)  # the tables' leases are released
         await registration.stop()
         await fanout.close()
+        await application.state.login_limits.limiter.aclose()
         await db.dispose()
 
 

@@ -27,7 +27,8 @@ from sqlalchemy import update
 
 from app.api.deps import DB, AppSettings, CurrentAuth, CurrentUser, PasswordHashing, cookie_secure
 from app.api.errors import api_error, from_store
-from app.api.ratelimit import SlidingWindow
+from app.api.ratelimit import Limiter, MemoryLimiter, Rule
+from app.api.ratelimit_redis import RedisLimiter
 from app.config import Settings
 from app.store import accounts, ledger
 from app.store.errors import (
@@ -62,19 +63,29 @@ class LoginBody(BaseModel):
 class LoginLimits:
     """Login attempts per name and per client address, and registrations per client
     address (`app.state.login_limits`): every new account is granted the starting balance,
-    so unlimited sign-ups would mint play money."""
+    so unlimited sign-ups would mint play money. Counted in Redis when `REDIS_URL` is set,
+    so every process shares them (`app.api.ratelimit`); the lifespan closes `limiter`."""
 
-    by_name: SlidingWindow
-    by_ip: SlidingWindow
-    registrations_by_ip: SlidingWindow
+    limiter: Limiter
+    by_name: Rule
+    by_ip: Rule
+    registrations_by_ip: Rule
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoginLimits:
         window = settings.login_window_seconds
+        limiter: Limiter = (
+            RedisLimiter(settings.redis_url, namespace=settings.redis_namespace)
+            if settings.redis_url
+            else MemoryLimiter()
+        )
         return cls(
-            SlidingWindow(settings.login_attempts_per_name, window),
-            SlidingWindow(settings.login_attempts_per_ip, window),
-            SlidingWindow(settings.registrations_per_ip, settings.registration_window_seconds),
+            limiter,
+            Rule("login-name", settings.login_attempts_per_name, window),
+            Rule("login-ip", settings.login_attempts_per_ip, window),
+            Rule(
+                "register-ip", settings.registrations_per_ip, settings.registration_window_seconds
+            ),
         )
 
 
@@ -131,10 +142,10 @@ async def register(
         language = accounts.check_language(body.language)
     except AccountError as exc:
         raise from_store(exc, 422) from None
-    limit = request.app.state.login_limits.registrations_by_ip
-    ip_key = _client(request)
-    refuse_if_limited(limit.retry_after(ip_key), "new accounts from your address")
-    limit.hit(ip_key)  # before the first await: concurrent sign-ups count too
+    limits: LoginLimits = request.app.state.login_limits
+    # looked at and counted in one step: concurrent sign-ups count too
+    wait = await limits.limiter.take((limits.registrations_by_ip, _client(request)))
+    refuse_if_limited(wait, "new accounts from your address")
     password_hash = await passwords.hash(body.password)
     try:
         async with db.transaction() as session:
@@ -166,16 +177,14 @@ async def login(
 ) -> dict[str, Any]:
     limits: LoginLimits = request.app.state.login_limits
     name_key, ip_key = accounts.name_key(body.name.strip()), _client(request)
-    wait = max(limits.by_name.retry_after(name_key), limits.by_ip.retry_after(ip_key))
+    wait = await limits.limiter.take((limits.by_name, name_key), (limits.by_ip, ip_key))
     refuse_if_limited(wait, "login attempts")
-    limits.by_name.hit(name_key)
-    limits.by_ip.hit(ip_key)
     async with db.session() as session:
         user = await accounts.find_user(session, body.name)
     if not await passwords.verify(user.password_hash if user else None, body.password):
         raise api_error(401, "bad_credentials", "wrong name or password")
     assert user is not None
-    limits.by_name.reset(name_key)
+    await limits.limiter.reset(limits.by_name, name_key)
     async with db.transaction() as session:
         if passwords.needs_rehash(user.password_hash):  # the cost setting went up
             new_hash = await passwords.hash(body.password)

@@ -184,7 +184,9 @@ async def protection_left(table: TableState, user_id: int) -> bool:
     every table and a restart count the same ones). If the database cannot say, none."""
     assert table.hand_id is not None
     try:
-        return await table.store.claim_protection(user_id, table.hand_id, table.clock.time())
+        return await table.store.claim_protection(
+            table.id, user_id, table.hand_id, table.clock.time()
+        )
     except Exception:
         log.exception("table %s: could not claim an all-in protection", table.id)
         return False

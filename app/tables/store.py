@@ -84,7 +84,9 @@ class TableStore(Protocol):
         self, table_id: int, user_id: int, amount: int, key: str, stacks: Stacks
     ) -> bool: ...
     async def cash_out(self, table_id: int, user_id: int, key: str, stacks: Stacks) -> int: ...
-    async def claim_protection(self, user_id: int, hand_id: str, now: float) -> bool: ...
+    async def claim_protection(
+        self, table_id: int, user_id: int, hand_id: str, now: float
+    ) -> bool: ...
     async def settle(
         self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int
     ) -> None: ...
@@ -369,10 +371,12 @@ class LedgerTableStore:
         except StoreError as exc:
             raise _refusal(exc) from None
 
-    async def claim_protection(self, user_id: int, hand_id: str, now: float) -> bool:
-        """R19: use one of the player's all-in protections for `hand_id` if they have one
-        left in the 24 hours before `now` (every table and process counts the same rows)."""
+    async def claim_protection(self, table_id: int, user_id: int, hand_id: str, now: float) -> bool:
+        """R19: use one of the player's all-in protections for `hand_id` at `table_id` if
+        they have one left in the 24 hours before `now` (every table and process counts the
+        same rows). Fenced like every table write: a stale owner spends none (`LeaseLost`)."""
         async with self.db.transaction() as s:
+            await self._fence(s, table_id)
             return await accounts.claim_all_in_protection(
                 s, user_id, hand_id, datetime.fromtimestamp(now, UTC)
             )

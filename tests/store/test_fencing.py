@@ -2,9 +2,9 @@
 lease; another store claims the table (a higher epoch) and voids the hand left live. Every
 write the old owner then makes for that table (the finished hand with its settlement, a
 hand start, both in a shared transaction, a settlement, a cash-out, a buy-in, a top-up,
-settings, seat state, closing) is refused and changes nothing; the ledger stays sound; the
-new owner writes as usual. In the hand writer's shared transaction only the stale table's
-write is refused: the others commit."""
+settings, seat state, closing, an all-in protection) is refused and changes nothing; the
+ledger stays sound; the new owner writes as usual. In the hand writer's shared transaction
+only the stale table's write is refused: the others commit."""
 
 from __future__ import annotations
 
@@ -21,7 +21,13 @@ from app.store.db import Database
 from app.store.errors import LeaseLost
 from app.store.hand_models import HandRecord, HandStatus
 from app.store.lease_models import TableLease
-from app.store.models import LedgerAccount, LedgerTransaction, PokerTable, Seat
+from app.store.models import (
+    AllInProtection,
+    LedgerAccount,
+    LedgerTransaction,
+    PokerTable,
+    Seat,
+)
 from app.store.types import utcnow
 from app.tables import LedgerTableStore, TableError, TableSettings
 from app.tables.writer import HandWriter
@@ -184,3 +190,28 @@ async def test_in_a_shared_transaction_only_the_stale_tables_write_is_refused(
         rows = set(await s.scalars(select(HandRecord.table_id)))
         assert rows == {kept}  # the kept table's start row, written on its own
         assert (await check_ledger(s)).ok
+
+
+async def test_a_stale_owner_spends_no_all_in_protection(db: Database) -> None:
+    """R19's allowance is the player's, across tables: a stale owner timing a player out
+    must not use one up (the new owner may, and the allowance is still whole)."""
+    old = LedgerTableStore(db)
+    settings = TableSettings.parse({"name": "T", "small_bet": 100})
+    table_id = await old.create(settings, host_user_id=None, invite_token=None, password_hash=None)
+    async with db.transaction() as s:
+        user = (await make_user(s, "pat")).id
+    now = utcnow().timestamp()
+    assert await old.claim_protection(table_id, user, "while-owner", now)  # the owner may
+    await _expire(db, table_id)
+    new = LedgerTableStore(db)
+    assert await new.claim_open() == [table_id]
+
+    with pytest.raises(LeaseLost) as refused:
+        await old.claim_protection(table_id, user, "stale", now)
+    assert refused.value.table_ids == frozenset({table_id})
+    async with db.session() as s:
+        used = set(await s.scalars(select(AllInProtection.hand_id)))
+    assert used == {"while-owner"}
+    # the second of the two is still there for the new owner, and then none is
+    assert await new.claim_protection(table_id, user, "fresh", now)
+    assert not await new.claim_protection(table_id, user, "one-too-many", now)

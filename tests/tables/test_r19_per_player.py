@@ -95,9 +95,9 @@ async def test_r19_protections_are_per_player_across_tables_and_a_restart(
             assert _timed_out_betting(outcomes, 0), "ann timed out"
             assert (0, "all_in") not in outcomes
             table = live.table(second)
-            assert not await table.store.claim_protection(ann, "probe", clock.time())
+            assert not await table.store.claim_protection(second, ann, "probe", clock.time())
             clock.advance(24 * 3600)  # a rolling 24 hours: a day later both are back
-            assert await table.store.claim_protection(ann, "probe", clock.time())
+            assert await table.store.claim_protection(second, ann, "probe", clock.time())
     finally:
         await fanout.close()
 

@@ -190,7 +190,7 @@ async def test_r19_timeouts_by_each_policy(live: Live, policy: str) -> None:
             assert "all_in" not in after
     live.clock.advance(24 * 3600)
     for user in users:  # a day later both are back (R19 counts a rolling 24 hours)
-        assert await table.store.claim_protection(user, "next-day", live.clock.time())
+        assert await table.store.claim_protection(table.id, user, "next-day", live.clock.time())
 
 
 async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
