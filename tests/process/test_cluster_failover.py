@@ -27,7 +27,7 @@ from tests.process.cluster import (
     cluster,
     until,
 )
-from tests.serverproc import Player
+from tests.serverproc import Frame, Player
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
 
@@ -55,11 +55,12 @@ async def _play_on(c: Cluster, stage: Stage, hands: int = 1) -> list[str]:
 async def _told_of_void(stage: Stage, hand_id: str) -> None:
     """Each player's socket, still open, got a snapshot of the new owner's table that says
     the hand was cancelled."""
+
+    def told(f: Frame) -> bool:
+        return f.get("type") == "snapshot" and hand_id in [v["hand_id"] for v in f["voided"]]
+
     for p in stage.players:
-        snap = await p.wait(
-            lambda f: f.get("type") == "snapshot" and hand_id in [v["hand_id"] for v in f["voided"]],
-            timeout=LEASE + HEARTBEAT + SLACK + 10,
-        )
+        snap = await p.wait(told, timeout=LEASE + HEARTBEAT + SLACK + 10)
         assert snap["hand"] is None or snap["hand"]["hand_id"] != hand_id
 
 

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import PgServer
 from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
 from tests.process.cluster import check_frames, cluster, until
-from tests.serverproc import Player
+from tests.serverproc import Frame, Player
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
 
@@ -42,7 +42,11 @@ async def test_players_on_different_processes_play_at_one_table(
             assert reply["type"] == "ok", reply
             p.seat = seat
         for p in (*players, cid_p):
-            await p.wait(lambda f, p=p: p.count("hand_ended") >= 2, timeout=60)
+
+            def two_hands(f: Frame, p: Player = p) -> bool:
+                return p.count("hand_ended") >= 2
+
+            await p.wait(two_hands, timeout=60)
 
         # the lobby of every process lists it, with the watcher counted where the table runs
         for i in range(3):
