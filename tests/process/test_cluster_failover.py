@@ -32,10 +32,14 @@ from tests.serverproc import Frame, Player
 pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
 
 
-async def _play_on(c: Cluster, stage: Stage, hands: int = 1) -> list[str]:
-    """The same players, on the same sockets, play `hands` more whole hands (recorded)."""
+def _act_again(stage: Stage) -> None:
+    """From now on the players answer their turns again (the stopped one stays unanswered)."""
     for p in stage.players:
         p.acting = True
+
+
+async def _play_on(c: Cluster, stage: Stage, hands: int = 1) -> list[str]:
+    """The same players, on the same sockets, play `hands` more whole hands (recorded)."""
     first = stage.players[0]
     mark = len(first.frames)
     ended: list[str] = []
@@ -80,6 +84,7 @@ async def test_kill_9_of_the_owner_mid_hand(
         old = await c.lease(stage.table_id)
         assert old is not None
         live = stage.turn["hand_id"]
+        _act_again(stage)
         c.procs[0].kill()  # SIGKILL: no release, no goodbye
         c.procs[0].wait()
         killed = time.monotonic()
@@ -116,8 +121,7 @@ async def test_sigterm_moves_every_table_between_hands(
         live = stage.turn["hand_id"]
         c.signal(0, signal.SIGTERM)  # the hand is live, waiting for a player
         mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
-        for p in stage.players:
-            p.acting = True
+        _act_again(stage)
         await mover.ws.send(json.dumps(Player.answer(stage.turn)))
         ended = await mover.wait(lambda f: f.get("type") == "hand_ended" and f["hand_id"] == live)
         assert ended["hand_id"] == live
@@ -151,6 +155,7 @@ async def test_a_paused_owner_wakes_to_find_its_table_gone(
         old = await c.lease(stage.table_id)
         assert old is not None
         live = stage.turn["hand_id"]
+        _act_again(stage)
         c.signal(0, signal.SIGSTOP)
         # the player to act answers now: the command waits, routed, for the paused owner
         mover = next(p for p in stage.players if p.seat == stage.turn["seat"])

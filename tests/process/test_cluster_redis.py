@@ -1,0 +1,123 @@
+"""Issue 13: Redis restarts while three server processes play one table through it. The
+table runs on process 0, its players' sockets are on processes 1 and 2, so every command and
+every event crosses Redis. Redis (a server of this test's own, on a loopback port: the
+shared one stays up for the other tests) is stopped in the middle of a hand and started
+again. Commands and events resume, each client catches up (a resync, no event missing), the
+hand goes on and more hands follow, and no chip moved wrongly (`ledger check`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import redis
+
+from app.store.hand_models import HandStatus
+from tests.conftest import PgServer
+from tests.process.cluster import check_frames, cluster, until
+from tests.serverproc import Frame, Player, free_port
+
+pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
+
+
+def _redis_server() -> str:
+    found = shutil.which("redis-server") or "/usr/bin/redis-server"
+    if not Path(found).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("redis-server is not installed")
+        pytest.skip("redis-server is not installed")
+    return found
+
+
+@contextmanager
+def own_redis(port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A Redis server of this test's own on `port`, stopped by process id."""
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [_redis_server(), "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+             "--appendonly", "no"],
+            stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        client = redis.Redis(host="127.0.0.1", port=port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if client.ping():
+                    break
+            except redis.ConnectionError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        client.close()
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def _contiguous_from(frames: list[Frame], start: int) -> int:
+    """The events a client got from `start` on follow each other (a snapshot restarts the
+    count); returns the last event number."""
+    last = max(int(f["v"]) for f in frames[:start] if "v" in f)
+    for f in frames[start:]:
+        if f.get("type") == "snapshot":
+            last = int(f["v"])
+        elif "v" in f:
+            assert f["v"] == last + 1, f"event {f['v']} after {last}"
+            last = int(f["v"])
+    return last
+
+
+async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -> None:
+    port = free_port()
+    log = tmp_path / "redis.log"
+    with own_redis(port, log) as first:
+        url = f"redis://127.0.0.1:{port}/0"
+        async with cluster(tmp_path, pg_server, url) as c:
+            stage = await c.seated_elsewhere()  # stopped at a turn, the hand live
+            live = stage.turn["hand_id"]
+            marks = [len(p.frames) for p in stage.players]
+            first.terminate()  # Redis goes away mid-hand ...
+            first.wait()
+            with own_redis(port, log):  # ... and comes back, empty
+                mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+
+                async def acted() -> bool:
+                    # the move, routed through Redis to the table's process: refused with a
+                    # clear error until the processes hear each other again, then taken
+                    reply = await mover.call(Player.answer(stage.turn), timeout=30)
+                    if reply["type"] == "ok":
+                        return True
+                    assert reply["code"] in ("unavailable", "server_unreachable"), reply
+                    return False
+
+                for p in stage.players:
+                    p.acting = True  # the turns after this one
+                await until(acted, "a command crosses Redis again", timeout=60)
+                for p in stage.players:
+                    await p.wait(
+                        lambda f: f.get("type") == "hand_ended" and f["hand_id"] == live,
+                        timeout=60,
+                    )
+
+                async def written() -> bool:
+                    return await c.status(live) == HandStatus.DONE
+
+                await until(written, "the hand Redis was away for is recorded")
+                first_p = stage.players[0]
+                done = first_p.count("hand_ended")
+                await first_p.wait(lambda f: first_p.count("hand_ended") >= done + 2, timeout=60)
+                for p, mark in zip(stage.players, marks, strict=True):
+                    _contiguous_from(p.frames, mark)
+                    check_frames(p)
+                    await p.close()
+                assert await c.voided() == []
+                c.ledger_ok()
