@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "ledger": "app.cli.ledger",
     "verify": "app.cli.verify",
     "export": "app.cli.export",
+    "tables": "app.cli.tables",
     "protocol-doc": "app.cli.protocol_doc",
 }
 

@@ -32,7 +32,10 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         yield
         return
     settings: Settings = application.state.settings
-    db = Database(settings.effective_database_url)
+    # a process stopped mid-write must not hold its lease rows' locks past its lease
+    db = Database(
+        settings.effective_database_url, idle_transaction_seconds=settings.lease_seconds / 2
+    )
     await ensure_schema(db, auto_upgrade=settings.auto_migrate)  # or refuse to start
     application.state.db = db
     me = Me.here(fanout_url=settings.fanout_url, capacity=settings.table_capacity)

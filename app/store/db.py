@@ -32,9 +32,19 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 class Database:
     """An engine and a session factory. Create one per process (or per test) and `dispose()` it."""
 
-    def __init__(self, url: str, **engine_kwargs: Any) -> None:
+    def __init__(
+        self, url: str, *, idle_transaction_seconds: float | None = None, **engine_kwargs: Any
+    ) -> None:
+        """`idle_transaction_seconds` (PostgreSQL): the server ends a session that sits in a
+        transaction that long, so a process stopped mid-write (SIGSTOP, a frozen VM) does not
+        hold its table leases' row locks, and with them every claim, for ever."""
         self.url = make_url(url)
         self.backend = self.url.get_backend_name()  # "sqlite" or "postgresql"
+        if idle_transaction_seconds is not None and self.backend == "postgresql":
+            limit = {
+                "idle_in_transaction_session_timeout": str(int(idle_transaction_seconds * 1000))
+            }
+            engine_kwargs.setdefault("connect_args", {"server_settings": limit})
         if self.is_sqlite:
             database = self.url.database or ""
             if database and database != ":memory:" and not database.startswith("file:"):

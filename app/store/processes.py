@@ -22,6 +22,7 @@ import contextlib
 import logging
 import os
 import secrets
+import signal
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -230,7 +231,11 @@ class Registration:
             except asyncio.CancelledError:
                 raise
             except ProcessRefused as exc:
-                log.critical("%s", exc)
+                # another process took this one's place (SQLite, `memory://`): its tables are
+                # gone; it stops (SIGTERM: the graceful stop) rather than serve sockets of none
+                log.critical("%s; stopping", exc)
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
             except Exception as exc:  # the database is away: try again next beat
                 log.warning("heartbeat failed (%s): retrying", type(exc).__name__)
 

@@ -4,7 +4,8 @@ A table hands over a job (a hand's start row, a finished hand with its settlemen
 that must follow them) and deals on. One worker task per table runs its jobs in the order they
 came. A job that fails for a reason that may pass (the database is slow, locked or briefly
 unreachable) is retried with back-off, and nothing behind it runs first; a job the database
-refuses for good (a bug) is logged and dropped after a few tries so the queue keeps moving.
+refuses for good (a bug) is logged and dropped after a few tries so the queue keeps moving;
+one refused by the table's lease (`LeaseLost`: another process runs the table now) at once.
 
 While jobs are pending the table's in-memory stacks are ahead of the database: the seats'
 stacks and the escrow catch up when the writer commits. A chip move that reads the database
@@ -30,7 +31,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from app.store.errors import StoreError
+from app.store.errors import LeaseLost, StoreError
 
 log = logging.getLogger("app.tables.writer")
 
@@ -202,7 +203,8 @@ class HandWriter:
             except Exception as exc:
                 if is_permanent(exc):
                     refusals += 1
-                    if refusals >= PERMANENT_TRIES:
+                    # another process runs the table now: no retry will be let through
+                    if refusals >= PERMANENT_TRIES or isinstance(exc, LeaseLost):
                         self.dropped += 1
                         log.error(
                             "table %s: %s refused by the database, dropped: %s",

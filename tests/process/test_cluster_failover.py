@@ -1,20 +1,25 @@
 """Issue 13 with three real server processes on the real PostgreSQL and Redis: a table's owner
-dies, is paused past its lease, or is stopped, while its players play through the two other
-processes. Their sockets stay open throughout: they hear of the table's new owner, get a
-snapshot of it, and play on. After each, `ledger check` passes, and what every client was
-sent is one table's story (no other seat's down card, no event of a second owner, no hand
-number twice: `check_frames`)."""
+dies, is paused past its lease, is stopped, or its table is moved on purpose, while its
+players play through the two other processes. Their sockets stay open throughout: they hear
+of the table's new owner, get a snapshot of it, and play on. After each, `ledger check`
+passes, and what every client was sent is one table's story (no other seat's down card, no
+event of a second owner, no hand number twice: `check_frames`)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from app.store.hand_models import HandStatus
+from app.store.lease_models import ServerProcess
 from tests.conftest import PgServer
 from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
 from tests.process.cluster import (
@@ -27,7 +32,7 @@ from tests.process.cluster import (
     cluster,
     until,
 )
-from tests.serverproc import Frame, Player
+from tests.serverproc import ROOT, Frame, Player
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
 
@@ -174,6 +179,50 @@ async def test_a_paused_owner_wakes_to_find_its_table_gone(
         played += await _play_on(c, stage)  # the woken process publishes nothing of it
         assert await c.status(live) == HandStatus.VOID
         assert live not in played
+        for p in stage.players:
+            await p.close()
+        _finish(c, stage)
+
+
+async def test_a_table_moves_on_purpose_between_hands(
+    tmp_path: Path,
+    pg_server: PgServer,
+    redis_url: str,  # noqa: F811
+) -> None:
+    async with cluster(tmp_path, pg_server, redis_url) as c:
+        stage = await c.seated_elsewhere()
+        old = await c.lease(stage.table_id)
+        assert old is not None
+        async with c.db.session() as s:
+            target = await s.scalar(
+                select(ServerProcess.id).where(ServerProcess.pid == c.procs[2].pid)
+            )
+        assert target is not None
+        command = [sys.executable, "-m", "app", "tables", "move", str(stage.table_id),
+                   "--to", target]  # fmt: skip
+        mover = subprocess.Popen(
+            command, cwd=ROOT, env=c.envs[0], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        try:
+            # the hand in play is finished first, where it is
+            live = stage.turn["hand_id"]
+            player = next(p for p in stage.players if p.seat == stage.turn["seat"])
+            _act_again(stage)
+            await player.ws.send(json.dumps(Player.answer(stage.turn)))
+            out, _ = await asyncio.to_thread(mover.communicate, timeout=60)
+        finally:
+            if mover.poll() is None:
+                mover.kill()
+                mover.wait()
+        assert mover.returncode == 0, out.decode()
+        assert f"to {target}" in out.decode()
+        assert await c.runner(stage.table_id) == 2
+        new = await c.lease(stage.table_id)
+        assert new is not None and new.epoch == old.epoch + 1
+        assert await c.status(live) == HandStatus.DONE
+        played = await _play_on(c, stage, hands=2)  # on the same sockets, from its new home
+        assert live not in played
+        assert await c.voided() == []
         for p in stage.players:
             await p.close()
         _finish(c, stage)

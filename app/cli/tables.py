@@ -1,0 +1,124 @@
+"""Where the tables run, and moving one: `python -m app tables where` lists the live server
+processes and the tables each runs; `python -m app tables move ID [--to PROCESS]` asks the
+table's owner to hand it over between hands (to PROCESS, else the process with most room)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+import sys
+from typing import Any
+
+from sqlalchemy import select
+
+from app.config import get_settings
+from app.fanout import create_fanout
+from app.store.db import Database
+from app.store.directory import Directory
+from app.store.lease_models import ServerProcess, TableLease
+from app.store.types import utcnow
+from app.tables.errors import TableError
+from app.tables.router import TableRouter
+from app.tables.table import Table
+
+EXIT_OK, EXIT_REFUSED = 0, 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True)
+    actions.add_parser("where", help="the live server processes and the tables each runs")
+    move = actions.add_parser(
+        "move",
+        help="move a table to another process between hands",
+        description=(
+            "The table's owner deals no new hand; once the hand being played is over and "
+            "written, it stops the table and the other process claims it (a new epoch; "
+            "players everywhere get its snapshot). Needs REDIS_URL and DATABASE_URL."
+        ),
+    )
+    move.add_argument("table", type=int)
+    move.add_argument("--to", help="the process id to move it to (see `where`)")
+    move.add_argument(
+        "--seconds", type=float, default=30.0, help="how long to wait for the hand to end"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "where":
+        return asyncio.run(_where())
+    return asyncio.run(_move(args.table, args.to, args.seconds))
+
+
+async def _where() -> int:
+    settings = get_settings()
+    db = Database(settings.effective_database_url)
+    try:
+        async with db.session() as s:
+            processes = list(await s.scalars(select(ServerProcess)))
+            leases = list(
+                await s.execute(
+                    select(TableLease.owner, TableLease.table_id).where(
+                        TableLease.expires_at > utcnow()
+                    )
+                )
+            )
+    finally:
+        await db.dispose()
+    runs: dict[str | None, list[int]] = {}
+    for owner, table_id in leases:
+        runs.setdefault(owner, []).append(table_id)
+    for p in processes:
+        tables = sorted(runs.get(p.id, []))
+        print(f"{p.id}  pid {p.pid} on {p.host}  capacity {p.capacity}  tables {tables}")
+    return EXIT_OK
+
+
+class _NoTables:
+    """This command runs no table: every table is another process's."""
+
+    def get(self, table_id: int) -> Table | None:
+        return None
+
+    def room(self) -> int | None:
+        return 0
+
+    async def adopt(self, only: list[int] | None = None) -> list[int]:
+        return []
+
+    async def move(self, table_id: int, seconds: float, then: Any) -> bool:
+        return False
+
+
+async def _move(table_id: int, to: str | None, seconds: float) -> int:
+    settings = get_settings()
+    if settings.fanout_url.startswith("memory://"):
+        print("moving a table needs several processes: set REDIS_URL", file=sys.stderr)
+        return EXIT_REFUSED
+    db = Database(settings.effective_database_url)
+    fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
+    directory = Directory(db, lease_seconds=settings.lease_seconds)
+    router = TableRouter(
+        _NoTables(), fanout, me=secrets.token_hex(16), directory=directory, timeout=seconds + 10
+    )
+    try:
+        await router.start()
+        where = await directory.whereabouts(table_id)
+        if not where.open or where.owner is None:
+            print(f"table {table_id} is not running anywhere now", file=sys.stderr)
+            return EXIT_REFUSED
+        args = {"table": table_id, "to": to, "seconds": seconds}
+        moved = await router.ask_process(where.owner, "move", args)
+        if not moved:
+            print(f"table {table_id}: its hand did not end in {seconds} s", file=sys.stderr)
+            return EXIT_REFUSED
+        now = await directory.whereabouts(table_id)
+        print(f"table {table_id} moved from {where.owner} to {now.owner or '(being claimed)'}")
+        return EXIT_OK
+    except TableError as exc:
+        print(f"table {table_id}: {exc.message} ({exc.code})", file=sys.stderr)
+        return EXIT_REFUSED
+    finally:
+        await router.stop()
+        await fanout.close()
+        await db.dispose()
