@@ -139,6 +139,7 @@ def _changes_a_table(node: ast.AST) -> bool:
         and isinstance(node.func.value, ast.Attribute)
     ):
         targets = [node.func.value]
+
     def of_a_table(target: ast.expr) -> bool:
         if isinstance(target, ast.Subscript):  # table.seats[1] = …
             target = target.value

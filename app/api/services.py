@@ -64,7 +64,7 @@ async def start_table_services(
         allowed_origins,
         collector,
     )
-    table_ops.install(services)
+    table_ops.install(router, manager, services.passwords)
     await router.start()
     services.sockets = OpenSockets(fanout, db)
     await services.sockets.start()

@@ -6,17 +6,15 @@ view, the host's commands and whether a socket may open."""
 from __future__ import annotations
 
 import hmac
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.tables import Table, TableError, TableSettings
+from app.store.passwords import Passwords
+from app.tables import Table, TableError, TableManager, TableSettings
 from app.tables import messages as m
-from app.tables.router import no_such_table
+from app.tables.router import TableRouter, no_such_table
 from app.wire.limits import MAX_BOTS, MAX_SEATS
-
-if TYPE_CHECKING:
-    from app.api.services import TableServices
 
 
 class HostCommand(BaseModel):
@@ -46,10 +44,9 @@ def joined(table_id: int, summary: dict[str, Any]) -> dict[str, Any]:
 # -- what each process answers about the tables it runs (routed: `app.tables.router`) ----
 
 
-def install(services: TableServices) -> None:
+def install(router: TableRouter, manager: TableManager, passwords: Passwords) -> None:
     """Teach the router what the lobby and the sockets ask: every process answers for the
     tables it runs."""
-    router, manager = services.router, services.manager
 
     async def lobby_lines(args: dict[str, Any]) -> list[dict[str, Any]]:
         return [t.summary() for t in manager.public_tables()]
@@ -73,7 +70,7 @@ def install(services: TableServices) -> None:
         if table is None:
             return None
         password = args.get("password")
-        if table.password_hash is not None and not await services.passwords.verify(
+        if table.password_hash is not None and not await passwords.verify(
             table.password_hash, password if isinstance(password, str) else ""
         ):
             return {"refused": "bad_password"}

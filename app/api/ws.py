@@ -51,6 +51,8 @@ CLOSE_UNSUPPORTED = 1003  # a binary frame: this protocol is text (JSON)
 CLOSE_SLOW = 4008
 CLOSE_NO_TABLE = 4004
 CLOSE_AUTH = 4001
+CLOSE_TRY_AGAIN = 1013  # the table could not be reached just now: reconnect
+CATCH_UP_BACKOFF = 2.0  # seconds between attempts to catch up, at most
 
 
 def origin_allowed(ws: WebSocket, allowed: frozenset[str]) -> bool:
@@ -116,11 +118,24 @@ class Connection:
             self.last_sent = answer["v"]
             self.epoch = answer["epoch"]
 
-    async def rejoin(self) -> None:
-        """The table has a new owner (a failover or a move): be counted there, and catch up
-        from its new epoch (a snapshot), without the client reconnecting."""
-        await self.table.request(m.Join(self.player.user_id))
-        await self.resync(self.last_sent, self.epoch)
+    async def catch_up(self, moved: bool) -> None:
+        """After a gap in the fan-out, or when the table has a new owner (a failover or a
+        move: be counted there first), send the client what it missed (or a snapshot of the
+        new epoch), without it reconnecting. While the table cannot be reached (Redis or its
+        process away a moment), try again with back-off; events wait in the queue meanwhile
+        (a client that falls too far behind is dropped and reconnects)."""
+        delay = 0.1
+        while True:
+            try:
+                if moved:
+                    await self.table.request(m.Join(self.player.user_id))
+                    moved = False
+                await self.resync(self.last_sent, self.epoch)
+                return
+            except TableError as exc:
+                log.info("table %s: catching up waits (%s)", self.table.id, exc.code)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, CATCH_UP_BACKOFF)
 
     async def pump(self) -> None:
         """Forward the table's events in order, each once: everything queued at a wake-up
@@ -152,10 +167,8 @@ class Connection:
                         continue  # already sent (a resync, or a placeholder's private twin)
                     await send(text)
                     self.last_sent = v
-            if moved:
-                await self.rejoin()
-            elif gap:
-                await self.resync(self.last_sent, self.epoch)
+            if moved or gap:
+                await self.catch_up(moved)
 
     def _heard_owner(self, text: str) -> bool:
         """An owner notice: True if it is news (another epoch than the one followed)."""
@@ -178,7 +191,12 @@ async def table_socket(ws: WebSocket, table_id: int) -> None:
     if player is None:
         await ws.close(code=CLOSE_AUTH, reason="log in first")
         return
-    if not await admitted(ws, services.router, table_id, player):
+    try:
+        entered = await admitted(ws, services.router, table_id, player)
+    except TableError as exc:  # moving, or its process unreachable a moment: try again
+        await ws.close(code=CLOSE_TRY_AGAIN, reason=exc.message[:100])
+        return
+    if not entered:
         await ws.close(code=CLOSE_NO_TABLE, reason="no such table")
         return
     await ws.accept()
@@ -187,12 +205,15 @@ async def table_socket(ws: WebSocket, table_id: int) -> None:
 
 async def admitted(ws: WebSocket, router: TableRouter, table_id: int, player: Player) -> bool:
     """The table exists (on whichever process runs it) and this player may watch it: it is
-    theirs to see, or they bring its invite (`?invite=`)."""
+    theirs to see, or they bring its invite (`?invite=`). `TableError` if the process that
+    runs it could not be asked."""
     args = {"user": player.user_id, "invite": ws.query_params.get("invite")}
     try:
         return bool(await router.ask(table_id, "enter", args))
-    except TableError:
-        return False
+    except TableError as exc:
+        if exc.code == "no_such_table":
+            return False
+        raise
 
 
 def _int(value: str | None) -> int | None:
@@ -229,8 +250,11 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         reader.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await reader
-    except (WebSocketDisconnect, TableError):
+    except WebSocketDisconnect:
         pass
+    except TableError as exc:  # the table's process could not be reached: try again
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(ws.close(CLOSE_TRY_AGAIN, exc.message[:100]), 1.0)
     except TimeoutError:  # the client stopped reading while being caught up
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)

@@ -46,6 +46,10 @@ def draining_server(application: Any, config: Any) -> Any:
                 if self.drain_task is not None and not self.drain_task.done():
                     await super().on_tick(counter)
                     return False  # serve on until the tables are let go
+                if self.drain_task is not None and not self.drain_task.cancelled():
+                    failed = self.drain_task.exception()
+                    if failed is not None:
+                        logging.getLogger("app.cli.serve").error("draining failed", exc_info=failed)
             return await super().on_tick(counter)
 
     return DrainingServer(config)

@@ -244,6 +244,8 @@ class TableManager:
             if done:
                 await self._hand_over(done, then)
             if not self.tables or time.monotonic() >= deadline:
+                if self.tables:
+                    log.warning("drain: tables %s still in a hand", sorted(self.tables))
                 return len(self.tables)
             await asyncio.sleep(0.05)  # hands end on the tables' own tasks
 

@@ -261,6 +261,7 @@ class TableRouter:
             try:
                 return await asyncio.wait_for(future, left)
             except TimeoutError:
+                log.warning("router: %s for table %s: no answer from %s", op, table_id, process)
                 if table_id is not None and self.owners.get(table_id) == process:
                     del self.owners[table_id]  # dead or paused: ask the lease next time
                 raise unreachable() from None

@@ -146,6 +146,7 @@ def test_reload_mid_hand_keeps_the_hand_log(
             bar = me.page.locator(f'.action-bar[data-turn="{last}"]')
             bar.locator(f'button.act[data-action="{easy(turn["legal"])}"]').first.click()
         log = me.page.locator("ol.log li")
+        expect(log.filter(has_text="Fourth street")).to_have_count(1)  # drawn by now
         lines = log.all_text_contents()
         start = max(i for i, line in enumerate(lines) if line.startswith("New hand"))
         hand_lines = lines[start:]

@@ -32,7 +32,7 @@ from tests.process.cluster import (
     cluster,
     until,
 )
-from tests.serverproc import ROOT, Frame, Player
+from tests.serverproc import ROOT, Frame, Player, open_socket
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
 
@@ -130,7 +130,7 @@ async def test_sigterm_moves_every_table_between_hands(
         await mover.ws.send(json.dumps(Player.answer(stage.turn)))
         ended = await mover.wait(lambda f: f.get("type") == "hand_ended" and f["hand_id"] == live)
         assert ended["hand_id"] == live
-        assert c.procs[0].wait(timeout=60) in (0, -signal.SIGTERM)
+        assert await asyncio.to_thread(c.procs[0].wait, 60) in (0, -signal.SIGTERM)
         log = c.log(0)
         assert "let go of tables" in log and "still in a hand" not in log
         new = await c.moved_from(stage.table_id, old, timeout=10)
@@ -226,3 +226,52 @@ async def test_a_table_moves_on_purpose_between_hands(
         for p in stage.players:
             await p.close()
         _finish(c, stage)
+
+
+async def test_a_rolling_restart_voids_no_hand(
+    tmp_path: Path,
+    pg_server: PgServer,
+    redis_url: str,  # noqa: F811
+) -> None:
+    """Every process in turn gets SIGTERM, drains, exits and is started again, while the
+    players play on. A player whose process goes away reconnects to a live one (as the load
+    balancer would send them), from the last event it saw."""
+    async with cluster(tmp_path, pg_server, redis_url) as c:
+        stage = await c.seated_elsewhere()
+        sockets = {p.user_id: 1 + i for i, p in enumerate(stage.players)}  # user -> process
+        seen: list[Player] = list(stage.players)
+        _act_again(stage)
+        await next(p for p in stage.players if p.seat == stage.turn["seat"]).ws.send(
+            json.dumps(Player.answer(stage.turn))
+        )
+        for i in range(3):
+            c.signal(i, signal.SIGTERM)
+            # waited for off the event loop: the players answer their turns meanwhile
+            assert await asyncio.to_thread(c.procs[i].wait, 60) in (0, -signal.SIGTERM)
+            for k, p in enumerate(stage.players):
+                if sockets[p.user_id] != i:
+                    continue
+                with pytest.raises(ConnectionError):  # closed by its stopping process
+                    await p.wait(lambda f: False, timeout=30)
+                to = next(j for j in range(3) if j != i and c.procs[j].poll() is None)
+                last = max(int(f["v"]) for f in p.frames if "v" in f)
+                epoch = next(f["epoch"] for f in reversed(p.frames) if f.get("type") == "snapshot")
+                ws = await open_socket(
+                    c.ports[to], stage.table_id, stage.tokens[p.user_id],
+                    f"?last_v={last}&epoch={epoch}",
+                )  # fmt: skip
+                again = Player(ws, p.user_id)
+                again.seat = p.seat
+                stage.players[k] = again
+                seen.append(again)
+                sockets[p.user_id] = to
+            c.start(i)  # the new version of process i
+            await _play_on(c, stage)  # hands go on meanwhile, wherever the table runs now
+        await _play_on(c, stage)
+        errors = [f for p in seen for f in p.frames if f.get("type") == "error"]
+        assert await c.voided() == [], errors  # no hand was voided
+        for p in seen:
+            check_frames(p)
+        for p in stage.players:
+            await p.close()
+        c.ledger_ok()

@@ -60,12 +60,11 @@ async def test_a_sound_ledger_passes_with_its_totals(
         ("UPDATE ledger_entries SET amount = amount + 1 WHERE id = 1", "sums to 1"),
         # the table holds chips the ledger never moved: a seat's stack, or a whole seat
         (
-            "UPDATE poker_tables SET stacks = '{\"0\": [1, 790], \"1\": [2, 400]}'",
+            'UPDATE poker_tables SET stacks = \'{"0": [1, 790], "1": [2, 400]}\'',
             "table 1 seat 0: the table holds user 1 with 790, the ledger user 1 with 590",
         ),
         (
-            "UPDATE poker_tables SET stacks = "
-            "'{\"0\": [1, 590], \"1\": [2, 400], \"3\": [2, 500]}'",
+            'UPDATE poker_tables SET stacks = \'{"0": [1, 590], "1": [2, 400], "3": [2, 500]}\'',
             "table 1 seat 3: the table holds user 2 with 500, the ledger nobody",
         ),
     ],

@@ -362,8 +362,7 @@ async def test_tokens_and_invites_never_reach_the_log(tmp_path: Path) -> None:
         # a session token in a socket's URL is refused, and not written down either
         with pytest.raises(InvalidStatus):
             await connect(
-                f"ws://127.0.0.1:{port}/ws/tables/{table_id}?token={token}"
-                f"&invite={secrets_sent[1]}"
+                f"ws://127.0.0.1:{port}/ws/tables/{table_id}?token={token}&invite={secrets_sent[1]}"
             )
         sock = await open_socket(port, table_id, token, f"?invite={secrets_sent[2]}")
         await sock.close()

@@ -42,9 +42,7 @@ async def _time_out_hands(
             await live.settle(table_id, 10.0)
         await watcher.wait(lambda f: f.get("type") == "hand_ended", start=mark)
         outcomes += [
-            (f["seat"], f["outcome"])
-            for f in watcher.frames[mark:]
-            if f.get("type") == "timed_out"
+            (f["seat"], f["outcome"]) for f in watcher.frames[mark:] if f.get("type") == "timed_out"
         ]
     return outcomes
 
