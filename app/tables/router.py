@@ -37,6 +37,7 @@ log = logging.getLogger("app.tables.router")
 
 ROUTE_TIMEOUT = 5.0  # seconds a routed command waits for the table's owner
 GATHER_TIMEOUT = 2.0  # seconds the lobby waits for each process's lines
+PEERS_TTL = 1.0  # seconds the list of live processes is reused for
 INBOX = 65536  # requests and answers one process may have queued before it reads them
 _MOVED_CODES = frozenset({"not_here", "table_moved"})
 
@@ -100,6 +101,8 @@ class TableRouter:
         self._sub: Subscription | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._peers_cache: list[Room] = []
+        self._peers_at: float | None = None
 
     def table_op(self, name: str, op: TableOp) -> None:
         self.table_ops[name] = op
@@ -223,9 +226,7 @@ class TableRouter:
     async def ask_all(self, op: str, args: dict[str, Any]) -> list[Any]:
         """Run process op `op` on every live process; the answers of those that answered
         within `GATHER_TIMEOUT` (a process that died a moment ago is left out)."""
-        processes = [self.me]
-        if self.directory is not None:
-            processes += [r.process for r in await self.directory.rooms() if r.process != self.me]
+        processes = [self.me] + [r.process for r in await self._peers()]
 
         async def one(process: str) -> Any:
             try:
@@ -242,6 +243,15 @@ class TableRouter:
         if self.directory is None:
             return []
         return [r for r in await self.directory.rooms() if r.process != self.me]
+
+    async def _peers(self) -> list[Room]:
+        """`rooms`, at most `PEERS_TTL` seconds old: every lobby listing asks every process,
+        and the database need not be asked who they are each time."""
+        now = asyncio.get_running_loop().time()
+        if self._peers_at is None or now - self._peers_at > PEERS_TTL:
+            self._peers_cache = await self.rooms()
+            self._peers_at = now
+        return self._peers_cache
 
     async def _send(
         self, process: str, op: str, args: dict[str, Any], deadline: float, table_id: int | None
