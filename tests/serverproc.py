@@ -186,3 +186,15 @@ class Player:
     async def close(self) -> None:
         self.task.cancel()
         await self.ws.close()
+
+
+def leaked_down_cards(frames: list[Frame], own_seat: int | None) -> list[Frame]:
+    """Down cards of another seat than `own_seat` (None: an observer) that reached a client."""
+    return [
+        f
+        for f in frames
+        if f.get("type") == "card_dealt"
+        and not f["face_up"]
+        and f.get("card")
+        and f["seat"] != own_seat
+    ]

@@ -2,9 +2,9 @@
 namespace of its own), for the tests of issue 13: start them, find which one runs a table,
 stop them every way a process stops, and check what every client was sent.
 
-`cluster()` starts them; `Cluster.seated_elsewhere` makes the usual stage: a table run by
-process 0, its two players connected to processes 1 and 2, two hands played and the third
-stopped at its first turn."""
+`cluster()` starts them; `Cluster.seated` makes the usual stage: a table run by process 0,
+its two players connected to the processes named (1 and 2 unless told), two hands played
+and the third stopped at its first turn."""
 
 from __future__ import annotations
 
@@ -27,7 +27,16 @@ from app.store.hand_models import HandRecord, HandStatus
 from app.store.lease_models import ServerProcess, TableLease
 from app.store.models import Seat
 from tests.conftest import PgServer
-from tests.serverproc import Frame, Player, free_port, ledger_check, register, server, server_env
+from tests.serverproc import (
+    Frame,
+    Player,
+    free_port,
+    leaked_down_cards,
+    ledger_check,
+    register,
+    server,
+    server_env,
+)
 
 LEASE = 3.0  # seconds: short, so a test waits little for a dead owner's lease to run out
 HEARTBEAT = 0.5
@@ -149,16 +158,16 @@ class Cluster:
 
         return await until(moved, f"another process claims table {table_id}", timeout)
 
-    async def seated_elsewhere(self) -> Stage:
-        """Process 0 runs a table; ann plays through process 1, bob through process 2. Two
-        hands are played, the third stops at its first turn (its start row written)."""
+    async def seated(self, at: tuple[int, int] = (1, 2)) -> Stage:
+        """Process 0 runs a table; ann plays through process `at[0]`, bob through `at[1]`.
+        Two hands are played, the third stops at its first turn (its start row written)."""
         ann, ann_token = await self.user(0, "ann")
         bob, bob_token = await self.user(0, "bob")
         table_id = await self.create(0, ann_token)
         assert await self.runner(table_id) == 0
         players = [
-            await Player.connect(self.ports[1], table_id, ann_token, ann),
-            await Player.connect(self.ports[2], table_id, bob_token, bob),
+            await Player.connect(self.ports[at[0]], table_id, ann_token, ann),
+            await Player.connect(self.ports[at[1]], table_id, bob_token, bob),
         ]
         for seat, p in enumerate(players):
             await p.wait(lambda f: f.get("type") == "snapshot")
@@ -217,18 +226,6 @@ async def cluster(
     finally:
         await db.dispose()
         pg_server.drop(name)
-
-
-def leaked_down_cards(frames: list[Frame], own_seat: int | None) -> list[Frame]:
-    """Down cards of another seat than `own_seat` that reached this client."""
-    return [
-        f
-        for f in frames
-        if f.get("type") == "card_dealt"
-        and not f["face_up"]
-        and f.get("card")
-        and f["seat"] != own_seat
-    ]
 
 
 def check_frames(player: Player) -> None:

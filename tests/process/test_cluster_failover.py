@@ -85,7 +85,7 @@ async def test_kill_9_of_the_owner_mid_hand(
     redis_url: str,  # noqa: F811
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
-        stage = await c.seated_elsewhere()
+        stage = await c.seated()
         old = await c.lease(stage.table_id)
         assert old is not None
         live = stage.turn["hand_id"]
@@ -117,7 +117,7 @@ async def test_sigterm_moves_every_table_between_hands(
     redis_url: str,  # noqa: F811
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
-        stage = await c.seated_elsewhere()
+        stage = await c.seated()
         # a second table on process 0, with nobody at it
         ann_token = next(iter(stage.tokens.values()))
         idle = await c.create(0, ann_token, name="Idle")
@@ -156,7 +156,7 @@ async def test_a_paused_owner_wakes_to_find_its_table_gone(
     redis_url: str,  # noqa: F811
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
-        stage = await c.seated_elsewhere()
+        stage = await c.seated()
         old = await c.lease(stage.table_id)
         assert old is not None
         live = stage.turn["hand_id"]
@@ -190,7 +190,7 @@ async def test_a_table_moves_on_purpose_between_hands(
     redis_url: str,  # noqa: F811
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
-        stage = await c.seated_elsewhere()
+        stage = await c.seated()
         old = await c.lease(stage.table_id)
         assert old is not None
         async with c.db.session() as s:
@@ -237,7 +237,7 @@ async def test_a_rolling_restart_voids_no_hand(
     players play on. A player whose process goes away reconnects to a live one (as the load
     balancer would send them), from the last event it saw."""
     async with cluster(tmp_path, pg_server, redis_url) as c:
-        stage = await c.seated_elsewhere()
+        stage = await c.seated()
         sockets = {p.user_id: 1 + i for i, p in enumerate(stage.players)}  # user -> process
         seen: list[Player] = list(stage.players)
         _act_again(stage)

@@ -82,7 +82,7 @@ async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -
     with own_redis(port, log) as first:
         url = f"redis://127.0.0.1:{port}/0"
         async with cluster(tmp_path, pg_server, url) as c:
-            stage = await c.seated_elsewhere()  # stopped at a turn, the hand live
+            stage = await c.seated()  # stopped at a turn, the hand live
             live = stage.turn["hand_id"]
             marks = [len(p.frames) for p in stage.players]
             first.terminate()  # Redis goes away mid-hand ...

@@ -36,6 +36,7 @@ from tests.serverproc import (
     Frame,
     Player,
     free_port,
+    leaked_down_cards,
     ledger_check,
     open_socket,
     register,
@@ -100,17 +101,6 @@ async def _sit(p: Player, seat: int, amount: int = 2_000) -> None:
     assert reply["type"] == "ok", reply
 
 
-def _down_cards_of_others(frames: list[Frame], own_seat: int | None) -> list[Frame]:
-    return [
-        f
-        for f in frames
-        if f.get("type") == "card_dealt"
-        and not f["face_up"]
-        and f.get("card")
-        and f["seat"] != own_seat
-    ]
-
-
 class Racer(Player):
     """Mallory: just before each of her actions (which may close a street and deal the next
     card), her other sockets ask to sit in every other seat, so each request is in flight
@@ -172,7 +162,7 @@ async def test_refused_sits_raced_against_the_deal_deliver_no_down_card(
         captured = {"mallory": mallory.frames, "eve": eve.frames}
         captured |= {f"mallory's socket {i}": spy.frames for i, spy in enumerate(mallory.spies)}
         for name, frames in captured.items():
-            leaked = _down_cards_of_others(frames, None if name == "eve" else 1)
+            leaked = leaked_down_cards(frames, None if name == "eve" else 1)
             assert leaked == [], f"{name} received {len(leaked)} down cards of other seats"
         own = [
             f for f in mallory.spies[0].frames if f.get("type") == "card_dealt" and f.get("card")
