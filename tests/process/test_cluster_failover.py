@@ -73,8 +73,11 @@ async def _told_of_void(stage: Stage, hand_id: str) -> None:
         assert snap["hand"] is None or snap["hand"]["hand_id"] != hand_id
 
 
-def _finish(c: Cluster, stage: Stage) -> None:
+async def _finish(c: Cluster, stage: Stage, seen: list[Player] | None = None) -> None:
+    """Every client's frames tell one table's story; every chip is accounted for."""
     for p in stage.players:
+        await p.close()
+    for p in seen or stage.players:
         check_frames(p)
     c.ledger_ok()
 
@@ -106,9 +109,7 @@ async def test_kill_9_of_the_owner_mid_hand(
         await _told_of_void(stage, live)
         played = await _play_on(c, stage, hands=2)
         assert live not in played
-        for p in stage.players:
-            await p.close()
-        _finish(c, stage)
+        await _finish(c, stage)
 
 
 async def test_sigterm_moves_every_table_between_hands(
@@ -145,9 +146,7 @@ async def test_sigterm_moves_every_table_between_hands(
         played = await _play_on(c, stage, hands=2)
         assert live not in played
         assert await c.voided() == []  # no hand was voided
-        for p in stage.players:
-            await p.close()
-        _finish(c, stage)
+        await _finish(c, stage)
 
 
 async def test_a_paused_owner_wakes_to_find_its_table_gone(
@@ -179,9 +178,7 @@ async def test_a_paused_owner_wakes_to_find_its_table_gone(
         played += await _play_on(c, stage)  # the woken process publishes nothing of it
         assert await c.status(live) == HandStatus.VOID
         assert live not in played
-        for p in stage.players:
-            await p.close()
-        _finish(c, stage)
+        await _finish(c, stage)
 
 
 async def test_a_table_moves_on_purpose_between_hands(
@@ -223,9 +220,7 @@ async def test_a_table_moves_on_purpose_between_hands(
         played = await _play_on(c, stage, hands=2)  # on the same sockets, from its new home
         assert live not in played
         assert await c.voided() == []
-        for p in stage.players:
-            await p.close()
-        _finish(c, stage)
+        await _finish(c, stage)
 
 
 async def test_a_rolling_restart_voids_no_hand(
@@ -270,8 +265,4 @@ async def test_a_rolling_restart_voids_no_hand(
         await _play_on(c, stage)
         errors = [f for p in seen for f in p.frames if f.get("type") == "error"]
         assert await c.voided() == [], errors  # no hand was voided
-        for p in seen:
-            check_frames(p)
-        for p in stage.players:
-            await p.close()
-        c.ledger_ok()
+        await _finish(c, stage, seen)

@@ -44,6 +44,15 @@ async def redis_fanout() -> BaseFanout:
     return fanout
 
 
+@pytest.fixture
+async def memory_fanout() -> AsyncIterator[BaseFanout]:
+    fan = create_fanout("memory://")
+    try:
+        yield fan
+    finally:
+        await fan.close()
+
+
 @pytest.fixture(params=["memory", "redis"])
 async def fanout(request: pytest.FixtureRequest) -> AsyncIterator[BaseFanout]:
     fan = create_fanout("memory://") if request.param == "memory" else await redis_fanout()

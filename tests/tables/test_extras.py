@@ -29,15 +29,6 @@ BALANCE = 100_000
 
 
 @pytest.fixture
-async def memory_fanout() -> AsyncIterator[BaseFanout]:
-    fan = create_fanout("memory://")
-    try:
-        yield fan
-    finally:
-        await fan.close()
-
-
-@pytest.fixture
 async def live(
     sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
 ) -> AsyncIterator[Live]:

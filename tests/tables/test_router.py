@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from app.fanout import BaseFanout, channels, create_fanout
+from app.fanout import BaseFanout, channels
 from app.jsontext import to_json
 from app.store.db import Database
 from app.store.directory import Directory
@@ -35,16 +35,7 @@ class Process:
 
 
 @pytest.fixture
-async def fanout() -> AsyncIterator[BaseFanout]:
-    fan = create_fanout("memory://")
-    try:
-        yield fan
-    finally:
-        await fan.close()
-
-
-@pytest.fixture
-async def processes(sqlite_db: Database, fanout: BaseFanout) -> AsyncIterator[list[Process]]:
+async def processes(sqlite_db: Database, memory_fanout: BaseFanout) -> AsyncIterator[list[Process]]:
     made: list[Process] = []
     async with sqlite_db.transaction() as s:
         for name in ("a", "b", "c"):
@@ -55,11 +46,11 @@ async def processes(sqlite_db: Database, fanout: BaseFanout) -> AsyncIterator[li
     for name in ("a", "b", "c"):
         manager = TableManager(
             LedgerTableStore(sqlite_db, owner=name, lease_seconds=60),
-            fanout,
+            memory_fanout,
             FakeClock(),
             capacity=10,
         )
-        router = TableRouter(manager, fanout, me=name, directory=directory, timeout=2.0)
+        router = TableRouter(manager, memory_fanout, me=name, directory=directory, timeout=2.0)
         await router.start()
         made.append(Process(manager, router))
     try:
@@ -87,7 +78,7 @@ async def test_a_message_reaches_the_table_wherever_it_runs(processes: list[Proc
 
 
 async def test_forged_routed_requests_are_refused_and_change_nothing(
-    processes: list[Process], fanout: BaseFanout
+    processes: list[Process], memory_fanout: BaseFanout
 ) -> None:
     a, b, _ = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
@@ -107,8 +98,8 @@ async def test_forged_routed_requests_are_refused_and_change_nothing(
         await b.router.ask(table.id, "drop_table", {})
     assert unknown.value.code == "invalid_request"
     # garbage on the process's channel is ignored; the router answers on afterwards
-    await fanout.publish(channels.process("a"), "{not json")
-    await fanout.publish(channels.process("a"), to_json([1, 2]))
+    await memory_fanout.publish(channels.process("a"), "{not json")
+    await memory_fanout.publish(channels.process("a"), to_json([1, 2]))
     assert (await b.router.request(table.id, m.Resync(7)))["epoch"] == table.epoch
     assert table.version == version  # nothing happened at the table
 
