@@ -54,8 +54,6 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     manager = TableManager(
         store, fanout, bots_play_alone=settings.bots_play_alone, capacity=settings.table_capacity
     )
-    # each heartbeat renews this process's leases and claims free tables while it has room
-    registration.set_renew(manager.heartbeat)
     services = await start_table_services(
         application,
         db=db,
@@ -67,10 +65,17 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         if me.fanout == "memory"
         else Directory(db, lease_seconds=settings.lease_seconds),
     )
+    router = services.router
+
+    async def beat() -> None:
+        # each heartbeat: renew this process's leases, claim free tables while there is
+        # room, and forget the sockets of processes that died
+        await manager.heartbeat()
+        await router.sweep()
+
+    registration.set_renew(beat)
     # SIGTERM: each table goes to another process between hands (`app.cli.serve`)
-    application.state.drain = lambda: manager.drain(
-        settings.drain_seconds, then=services.router.hand_over
-    )
+    application.state.drain = lambda: manager.drain(settings.drain_seconds, then=router.hand_over)
     mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
     try:
         yield

@@ -80,6 +80,9 @@ class _NoTables:
     def get(self, table_id: int) -> Table | None:
         return None
 
+    def running(self) -> list[int]:
+        return []
+
     def room(self) -> int | None:
         return 0
 

@@ -150,6 +150,10 @@ class TableManager:
             return None
         return table
 
+    def running(self) -> list[int]:
+        """The tables this process runs."""
+        return [table_id for table_id, table in self.tables.items() if not table.closed]
+
     def by_invite(self, token: str) -> Table | None:
         for table in list(self.tables.values()):
             if table.invite_token and hmac.compare_digest(table.invite_token, token):

@@ -18,9 +18,11 @@ class NumbersReserved:
 
 @dataclass(frozen=True, slots=True)
 class Join:
-    """A client connects: who they are at this table (seat, host)."""
+    """A client connects: who they are at this table (seat, host). `via`: the server
+    process holding the socket (its sockets are forgotten if it dies: `ViewersGone`)."""
 
     user_id: int
+    via: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,14 @@ class Unwatch:
     """A client's socket closed (the user may have others open)."""
 
     user_id: int
+    via: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewersGone:
+    """These server processes died: their sockets watch no more (the observer count)."""
+
+    via: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +188,7 @@ class Sync:
 Message = (
     Admit | Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte
     | Act | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut
-    | StartHand | HandWritten | NumbersReserved | BotAct | Wake | Sync
+    | StartHand | HandWritten | NumbersReserved | BotAct | Wake | ViewersGone | Sync
 )  # fmt: skip
 
 # What may come from another process (a player's command routed to the table's owner,

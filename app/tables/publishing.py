@@ -128,7 +128,8 @@ def snapshot(table: TableState, user_id: int | None) -> dict[str, Any]:
 
 
 async def join(table: TableState, msg: m.Join) -> dict[str, Any]:
-    table.viewers[msg.user_id] = table.viewers.get(msg.user_id, 0) + 1
+    watcher = (msg.user_id, msg.via)
+    table.viewers[watcher] = table.viewers.get(watcher, 0) + 1
     return {
         "seat": table.by_user.get(msg.user_id),
         "host": msg.user_id == table.host_user_id,
@@ -137,11 +138,18 @@ async def join(table: TableState, msg: m.Join) -> dict[str, Any]:
 
 
 async def unwatch(table: TableState, msg: m.Unwatch) -> None:
-    left = table.viewers.get(msg.user_id, 0) - 1
+    watcher = (msg.user_id, msg.via)
+    left = table.viewers.get(watcher, 0) - 1
     if left > 0:
-        table.viewers[msg.user_id] = left
+        table.viewers[watcher] = left
     else:
-        table.viewers.pop(msg.user_id, None)
+        table.viewers.pop(watcher, None)
+
+
+async def viewers_gone(table: TableState, msg: m.ViewersGone) -> None:
+    gone = set(msg.via)
+    for watcher in [w for w in table.viewers if w[1] in gone]:
+        del table.viewers[watcher]
 
 
 async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:

@@ -54,6 +54,7 @@ class Tables(Protocol):
     """The tables this process runs (`TableManager`)."""
 
     def get(self, table_id: int) -> Table | None: ...
+    def running(self) -> list[int]: ...
     def room(self) -> int | None: ...
     async def adopt(self, only: list[int] | None = None) -> list[int]: ...
     async def move(
@@ -101,8 +102,10 @@ class TableRouter:
         self._sub: Subscription | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self.peers_ttl = PEERS_TTL
         self._peers_cache: list[Room] = []
         self._peers_at: float | None = None
+        self._live: set[str] | None = None  # the live processes at the last sweep
 
     def table_op(self, name: str, op: TableOp) -> None:
         self.table_ops[name] = op
@@ -248,7 +251,7 @@ class TableRouter:
         """`rooms`, at most `PEERS_TTL` seconds old: every lobby listing asks every process,
         and the database need not be asked who they are each time."""
         now = asyncio.get_running_loop().time()
-        if self._peers_at is None or now - self._peers_at > PEERS_TTL:
+        if self._peers_at is None or now - self._peers_at > self.peers_ttl:
             self._peers_cache = await self.rooms()
             self._peers_at = now
         return self._peers_cache
@@ -277,6 +280,21 @@ class TableRouter:
                 raise unreachable() from None
         finally:
             self._waiting.pop(rid, None)
+
+    async def sweep(self) -> None:
+        """Each heartbeat: if a process left the registry (it died), the tables here forget
+        the sockets it held (they were counted as watching; their players reconnect
+        elsewhere and are counted there)."""
+        if self.directory is None:
+            return
+        live = {self.me, *(r.process for r in await self._peers())}
+        gone = tuple(sorted(self._live - live)) if self._live is not None else ()
+        self._live = live
+        if gone:
+            for table_id in self.tables.running():
+                table = self.tables.get(table_id)
+                if table is not None:
+                    table.post(m.ViewersGone(gone))
 
     # -- tables changing hands -------------------------------------------------------------
 

@@ -141,7 +141,7 @@ class TableState(Protocol):
     paused: bool
     lifecycle: Lifecycle
     answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]]
-    viewers: dict[int, int]
+    viewers: dict[tuple[int, str], int]  # (user, process holding the socket) -> sockets
     observers: int
     version: int
     epoch: str

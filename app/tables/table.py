@@ -105,7 +105,8 @@ class Table:
         # chip requests answered, by ledger key: (what was asked, the answer), oldest first
         self.answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
         self.hands_played = 0
-        self.viewers: dict[int, int] = {}  # user -> open sockets (Join / Unwatch)
+        # (user, process holding the socket) -> open sockets (Join / Unwatch)
+        self.viewers: dict[tuple[int, str], int] = {}
         self.observers = 0  # connected users not seated, as last announced
         self.mailbox: Inbox[tuple[m.Message, asyncio.Future[Any] | None]] = Inbox()
         self.task: asyncio.Task[None] | None = None
@@ -275,7 +276,7 @@ class Table:
 
     def observer_count(self) -> int:
         """Connected users who are not seated here."""
-        return sum(1 for user in self.viewers if user not in self.by_user)
+        return len({user for user, _ in self.viewers if user not in self.by_user})
 
     def seat_list(self) -> list[dict[str, Any]]:
         stacks = self.hand.stacks if self.hand is not None else {}
@@ -465,6 +466,7 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.Admit: hosting.admit,
     m.Join: publishing.join,
     m.Unwatch: publishing.unwatch,
+    m.ViewersGone: publishing.viewers_gone,
     m.Resync: publishing.resync,
     m.Sync: publishing.sync,
     m.Wake: publishing.wake,

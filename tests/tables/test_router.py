@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from app.fanout import BaseFanout, channels
 from app.jsontext import to_json
@@ -156,3 +156,22 @@ def _count(manager: TableManager) -> ProcessOp:
         return len(manager.tables)
 
     return count
+
+
+async def test_a_dead_process_s_sockets_stop_counting_as_watchers(
+    processes: list[Process], sqlite_db: Database
+) -> None:
+    a, b, c = processes
+    table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
+    await b.router.request(table.id, m.Join(7, "b"))  # a socket on b
+    await c.router.request(table.id, m.Join(8, "c"))  # and one on c
+    assert table.observer_count() == 2
+    a.router.peers_ttl = 0
+    await a.router.sweep()  # all three alive
+    async with sqlite_db.transaction() as s:  # c dies: its row leaves the registry
+        await s.execute(delete(ServerProcess).where(ServerProcess.id == "c"))
+    await a.router.sweep()
+    await a.router.request(table.id, m.Resync(7))  # the table has handled what came before
+    assert table.observer_count() == 1  # c's socket no longer counts; b's does
+    await b.router.request(table.id, m.Unwatch(7, "b"))
+    assert table.observer_count() == 0
