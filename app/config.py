@@ -26,6 +26,11 @@ class Settings(BaseSettings):
     # Origins (scheme://host[:port], comma-separated) a browser may open table sockets from,
     # besides the server's own; the WebSocket handshake checks `Origin` against them.
     allowed_origins: str = ""
+    # Addresses (comma-separated, CIDR networks or "*") of the proxies whose X-Forwarded-For
+    # and X-Forwarded-Proto uvicorn believes: the client's address (login limits) and the
+    # scheme (Secure cookies) come from them. Only a proxy that overwrites those headers
+    # belongs here (deploy/nginx/nginx.conf does).
+    forwarded_allow_ips: str = "127.0.0.1,::1"
 
     # Bots alone at a table play on (demo tables, the server benchmark); by default a table
     # deals only with a person dealt in

@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,  # small JSON: compression costs CPU, saves nothing
         ws_max_size=MAX_FRAME,
         log_level="info",
+        forwarded_allow_ips=settings.forwarded_allow_ips,  # behind nginx: its forwarded headers
     )
     draining_server(application, config).run()
     return 0
