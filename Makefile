@@ -19,7 +19,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/mypy --strict
 
 test: lint
-	scripts/ensure-chromium
+	scripts/ensure-debian-packages
 	$(PY) -m pytest -q -n 2 --dist loadgroup
 
 bench: $(VENV)/.installed
