@@ -49,11 +49,15 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 @contextmanager
 def server(
-    data_dir: Path, port: int, log: Path, env: dict[str, str] | None = None
+    data_dir: Path,
+    port: int,
+    log: Path,
+    env: dict[str, str] | None = None,
+    host: str = "127.0.0.1",  # any loopback address (127.x.y.z): replicas behind one name
 ) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            [sys.executable, "-m", "app", "serve", "--host", host, "--port", str(port)],
             cwd=ROOT,
             env=env or server_env(data_dir),
             stdout=out,
@@ -63,7 +67,7 @@ def server(
         deadline = time.monotonic() + 30
         while True:
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                if httpx.get(f"http://{host}:{port}/health", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
