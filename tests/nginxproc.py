@@ -70,9 +70,8 @@ def render(folder: Path, port: int, dns_port: int, app_port: int) -> str:
 
 
 @contextmanager
-def nginx(folder: Path, port: int, dns_port: int, app_port: int) -> Iterator[Path]:
+def nginx(binary: str, folder: Path, port: int, dns_port: int, app_port: int) -> Iterator[Path]:
     """nginx on 127.0.0.1:`port` until the block ends; yields its access log's path."""
-    binary = nginx_binary()
     folder.mkdir(parents=True, exist_ok=True)
     conf = folder / "nginx.conf"
     conf.write_text(render(folder, port, dns_port, app_port))

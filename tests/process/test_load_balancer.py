@@ -40,7 +40,7 @@ from app.store.lease_models import ServerProcess, TableLease
 from tests.conftest import PgServer
 from tests.dnsstub import dns_server
 from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
-from tests.nginxproc import nginx
+from tests.nginxproc import nginx, nginx_binary
 from tests.serverproc import (
     Frame,
     Player,
@@ -103,6 +103,7 @@ def cluster(
     redis_url: str,  # noqa: F811
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Cluster]:
+    binary = nginx_binary()  # before anything starts: without it, skipped (failed in CI)
     tmp = tmp_path_factory.mktemp("load-balancer")
     name = pg_server.new_database(template=pg_server.template)
     env = server_env(
@@ -123,7 +124,7 @@ def cluster(
             with ThreadPoolExecutor(len(starting)) as pool:  # all three start at once
                 replicas = list(pool.map(stack.enter_context, starting))
             dns_port = stack.enter_context(dns_server("app", list(HOSTS)))
-            stack.enter_context(nginx(tmp / "nginx", port, dns_port, app_port))
+            stack.enter_context(nginx(binary, tmp / "nginx", port, dns_port, app_port))
             yield Cluster(
                 f"http://127.0.0.1:{port}", port, env, replicas, logs, tmp / "nginx" / "error.log"
             )
