@@ -193,6 +193,19 @@ async def _table(http: httpx.AsyncClient, token: str) -> int:
     return int(r.json()["table"]["id"])
 
 
+async def _running_tables(url: str, table_id: int | None = None) -> set[int]:
+    """The pids of the processes that run a table (or table `table_id`)."""
+    db = Database(url)
+    try:
+        async with db.session() as s:
+            pids = select(ServerProcess.pid).join(TableLease, TableLease.owner == ServerProcess.id)
+            if table_id is not None:
+                pids = pids.where(TableLease.table_id == table_id)
+            return set(await s.scalars(pids))
+    finally:
+        await db.dispose()
+
+
 async def _first_hand(p: Player) -> list[Frame]:
     """The frames of the first hand `p` sees, from `hand_started` to `hand_ended`."""
     started = await p.wait(lambda f: f.get("type") == "hand_started", timeout=30)
@@ -210,26 +223,29 @@ async def test_players_on_different_replicas_play_a_hand_at_one_table(cluster: C
         ann, ann_token = await register(http, "ann")
         bob, bob_token = await register(http, "bob")
         table_id = await _table(http, ann_token)
+    runs = await _running_tables(cluster.env["DATABASE_URL"], table_id)
+    (owner,) = [i for i, r in enumerate(cluster.replicas) if r.pid in runs]
 
-    async def land(token: str, user_id: int, avoid: int | None) -> tuple[Player, int]:
-        """A socket through nginx, on a replica other than `avoid`: nginx picks at random,
-        so a socket that lands on `avoid` is closed and opened again."""
-        for _ in range(30):
+    async def land(token: str, user_id: int, avoid: set[int]) -> tuple[Player, int]:
+        """A socket through nginx, on a replica not in `avoid`: nginx picks at random, so a
+        socket that lands on one of them is closed and opened again."""
+        for _ in range(40):
             marker = _marker()
             ws = await open_socket(cluster.port, table_id, token, f"?{marker}")
             where = cluster.served_by(marker)
-            if where != avoid:
+            if where not in avoid:
                 return Player(ws, user_id), where
             await ws.close()
-        raise AssertionError("nginx sent every socket to one replica")
+        raise AssertionError(f"nginx sent no socket to a replica outside {avoid}")
 
     players: list[Player] = []
     try:
-        first, at_ann = await land(ann_token, ann, None)
+        # both on replicas that do not run the table, each on its own: every command of
+        # either player travels from its replica to the owner
+        first, at_ann = await land(ann_token, ann, {owner})
         players.append(first)
-        second, at_bob = await land(bob_token, bob, at_ann)
+        second, _ = await land(bob_token, bob, {owner, at_ann})
         players.append(second)
-        assert at_ann != at_bob
         for seat, p in enumerate(players):
             await p.wait(lambda f: f.get("type") == "snapshot")
             p.seat = seat
@@ -246,17 +262,6 @@ async def test_players_on_different_replicas_play_a_hand_at_one_table(cluster: C
             await p.close()
     check = await asyncio.to_thread(ledger_check, cluster.env)
     assert check.returncode == 0, check.stdout + check.stderr
-
-
-async def _running_tables(url: str) -> set[int]:
-    """The pids of the processes that run a table."""
-    db = Database(url)
-    try:
-        async with db.session() as s:
-            pids = select(ServerProcess.pid).join(TableLease, TableLease.owner == ServerProcess.id)
-            return set(await s.scalars(pids))
-    finally:
-        await db.dispose()
 
 
 async def test_sigterm_of_a_replica_while_nginx_serves_on(cluster: Cluster) -> None:
