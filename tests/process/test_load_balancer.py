@@ -72,7 +72,7 @@ class Cluster:
     logs: list[Path]
     nginx_log: Path  # its error log
 
-    def served_by(self, marker: str, timeout: float = 10) -> int:
+    async def served_by(self, marker: str, timeout: float = 10) -> int:
         """The replica whose access log names `marker` (exactly one must)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -81,7 +81,7 @@ class Cluster:
                 assert len(found) == 1, f"{marker} on several replicas: {found}"
                 return found[0]
             assert time.monotonic() < deadline, f"no replica logged {marker}"
-            time.sleep(0.05)
+            await asyncio.sleep(0.05)  # an access line may land just after the reply
 
 
 def _port_free_on(hosts: tuple[str, ...]) -> int:
@@ -149,7 +149,7 @@ async def test_health_through_nginx_spreads_over_the_replicas(cluster: Cluster) 
             marker = _marker()
             r = await http.get(f"/health?{marker}")
             assert r.status_code == 200 and r.json() == {"status": "ok"}, r.text
-            served.append(cluster.served_by(marker))
+            served.append(await cluster.served_by(marker))
     assert set(served) == {0, 1, 2}, served
 
 
@@ -162,7 +162,7 @@ async def test_nginx_forwards_the_client_address_and_scheme_it_saw(cluster: Clus
             headers={"X-Forwarded-For": "10.1.2.3", "X-Forwarded-Proto": "https"},
         )
         assert r.status_code == 200
-        log = cluster.logs[cluster.served_by(marker)].read_text()
+        log = cluster.logs[await cluster.served_by(marker)].read_text()
         # uvicorn's access line: `<client>:<port> - "GET <path> HTTP/1.1" 200`
         found = re.search(rf'(\S+):\d+ - "GET /health\?{marker} ', log)
         assert found is not None, log
@@ -232,7 +232,7 @@ async def test_players_on_different_replicas_play_a_hand_at_one_table(cluster: C
         for _ in range(40):
             marker = _marker()
             ws = await open_socket(cluster.port, table_id, token, f"?{marker}")
-            where = cluster.served_by(marker)
+            where = await cluster.served_by(marker)
             if where not in avoid:
                 return Player(ws, user_id), where
             await ws.close()
