@@ -211,7 +211,8 @@ class TableRouter:
                 self.owners[table_id] = where.owner
                 return where.owner
             # nobody runs it (its owner died or let it go), or our claim is still starting
-            if where.owner is None and (self.tables.room() or 0) != 0:
+            room = self.tables.room()  # None: no limit
+            if where.owner is None and (room is None or room > 0):
                 await self.tables.adopt([table_id])
             if self.tables.get(table_id) is not None:
                 return None
