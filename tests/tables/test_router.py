@@ -175,3 +175,15 @@ async def test_a_dead_process_s_sockets_stop_counting_as_watchers(
     assert table.observer_count() == 1  # c's socket no longer counts; b's does
     await b.router.request(table.id, m.Unwatch(7, "b"))
     assert table.observer_count() == 0
+
+
+async def test_a_table_nobody_runs_is_claimed_by_the_process_asked(
+    processes: list[Process],
+) -> None:
+    a, b, _ = processes
+    table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
+    await a.manager.stop()  # its process let it go (or died and its lease was freed)
+    answer = await b.router.request(table.id, m.Resync(7))
+    claimed = b.manager.get(table.id)
+    assert claimed is not None  # b had room: it runs the table now, restored
+    assert answer["epoch"] == claimed.epoch != table.epoch
