@@ -29,6 +29,7 @@ export function emptyState(userId) {
     observers: 0, // people watching who are not seated
     lastHandId: null, // the last finished hand this player was dealt into
     commitment: null, // {hand_id, commitment, scheme, reveal, verdict}: the deal fixed before the first card, opened after
+    voidedSeen: new Set(), // cancelled hands already told (an event, or a snapshot's `voided`)
   };
 }
 
@@ -154,6 +155,13 @@ export function applySnapshot(state, snap) {
   const hv = snap.hand;
   state.hand = hv ? handFromView(hv, snap.table) : null;
   if (!lines.length) log(state, hv ? t("log.joined_street", { street: streetName(hv.street) }) : t("log.joined"), "info");
+  // a hand cancelled when the table's server stopped (or the table moved to another one
+  // mid-hand): said once, whether it came as an event or in a snapshot
+  for (const v of snap.voided || []) {
+    if (state.voidedSeen.has(v.hand_id)) continue;
+    state.voidedSeen.add(v.hand_id);
+    log(state, t("log.voided", { n: v.number ?? "" }), "warn");
+  }
   return state;
 }
 
@@ -235,7 +243,10 @@ export function applyEvent(state, ev) {
       state.commitment.reveal = ev.reveal;
       break;
     case "hand_voided":
-      log(state, t("log.voided", { n: ev.number ?? "" }), "warn");
+      if (!state.voidedSeen.has(ev.hand_id)) {
+        state.voidedSeen.add(ev.hand_id);
+        log(state, t("log.voided", { n: ev.number ?? "" }), "warn");
+      }
       if (hand && (!ev.hand_id || ev.hand_id === hand.hand_id)) state.hand = null;
       break;
     case "post_ante_due":
