@@ -55,6 +55,7 @@ class PgReading:
     commits: int  # pg_stat_database.xact_commit of our database
     rows_written: int  # tuples inserted + updated of our database
     wal_bytes: int  # pg_stat_wal: the whole server's
+    active: float  # pg_stat_database.active_time: seconds its backends ran statements
 
 
 @dataclass
@@ -64,6 +65,7 @@ class PgUse:
     commits: int
     rows_written: int
     wal_bytes: int
+    active: float  # statement time (wall: includes waiting for a CPU or the disk)
 
 
 class PgMeter:
@@ -85,7 +87,7 @@ class PgMeter:
                 "pg_backend_pid()"
             )
             stat = await conn.fetchrow(
-                "SELECT xact_commit, tup_inserted + tup_updated AS written "
+                "SELECT xact_commit, tup_inserted + tup_updated AS written, active_time "
                 "FROM pg_stat_database WHERE datname = $1",
                 self.database,
             )
@@ -96,7 +98,12 @@ class PgMeter:
         shared = ("checkpointer", "background writer", "walwriter")
         background = cpu_of([r["pid"] for r in rows if r["backend_type"] in shared])
         return PgReading(
-            backends, background, int(stat["xact_commit"]), int(stat["written"]), int(wal or 0)
+            backends,
+            background,
+            int(stat["xact_commit"]),
+            int(stat["written"]),
+            int(wal or 0),
+            float(stat["active_time"] or 0) / 1000,
         )
 
     @staticmethod
@@ -110,6 +117,7 @@ class PgMeter:
             after.commits - before.commits,
             after.rows_written - before.rows_written,
             after.wal_bytes - before.wal_bytes,
+            after.active - before.active,
         )
 
 

@@ -42,7 +42,8 @@ def _pg_lines(r: Result) -> str:
     return (
         f"  - {r.name}: its backends {u.cpu / r.seconds:.0%} of a core (WAL writer,"
         f" checkpointer, background writer {u.background_cpu / r.seconds:.0%}, shared),"
-        f" {r.hands_per_s:,.1f} hands/s: {u.cpu / hands * 1e3:.2f} ms of backend CPU,"
+        f" {r.hands_per_s:,.1f} hands/s: {u.cpu / hands * 1e3:.2f} ms of backend CPU"
+        f" ({u.active / hands * 1e3:.2f} ms running statements, wall time),"
         f" {u.commits / hands:.2f} commits, {u.rows_written / hands:.0f} rows written and"
         f" {u.wal_bytes / hands / 1024:.1f} KiB of WAL per hand\n"
     )

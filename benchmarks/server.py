@@ -194,15 +194,23 @@ def free_port() -> int:
         return port
 
 
-def spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, str(Path(__file__).resolve()), *args], env=env)
+def spawn(args: list[str], env: dict[str, str], log: Path | None = None) -> subprocess.Popen[bytes]:
+    """A server subprocess; its output goes to `log` when given (a failure prints it)."""
+    command = [sys.executable, str(Path(__file__).resolve()), *args]
+    if log is None:
+        return subprocess.Popen(command, env=env)
+    with log.open("ab") as out:
+        return subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
-async def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+async def wait_listening(
+    port: int, proc: subprocess.Popen[bytes], timeout: float = 120, log: Path | None = None
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode}")
+            said = log.read_text(errors="replace")[-4000:] if log and log.exists() else ""
+            raise RuntimeError(f"the server exited with {proc.returncode}\n{said}")
         try:
             _, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.close()
@@ -473,14 +481,14 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
     try:
         t = time.monotonic()
         for i in range(n):  # one at a time: each claims its share before the next starts
-            port, record = free_port(), work / f"{sv.name}-{i}.gc"
-            env = server_env(sv, work / f"{sv.name}-{i}", capacity if n > 1 else tables)
-            procs.append(
-                spawn(["--serve", "stud", "--port", str(port), "--record", str(record)], env)
-            )
+            slug = f"{n}-{'redis' if sv.redis_url else 'memory'}-{i}"
+            port, record, log = free_port(), work / f"{slug}.gc", work / f"{slug}.log"
+            env = server_env(sv, work / slug, capacity if n > 1 else tables)
+            argv = ["--serve", "stud", "--port", str(port), "--record", str(record)]
+            procs.append(spawn(argv, env, log))
             ports.append(port)
             records.append(record)
-            await wait_listening(port, procs[-1])
+            await wait_listening(port, procs[-1], log=log)
         owners = await cluster.owners(sv.database_url, [p.pid for p in procs])
         placement = [sum(1 for o in owners.values() if o == i) for i in range(n)]
         print(f"{sv.name}: {n} process(es) up in {time.monotonic() - t:.1f} s, tables {placement}")
