@@ -27,7 +27,9 @@ def _redis_lines(r: Result) -> str:
         f"  - {r.name}: redis-server {u.cpu / r.seconds:.0%} of a core ({share:.0%} of"
         f" servers + Redis), {u.publishes / r.seconds:,.0f} PUBLISH/s in"
         f" {u.scripts / r.seconds:,.0f} script calls/s, {u.commands / r.seconds:,.0f}"
-        f" commands/s, {u.net_out / r.seconds / 1e6:.1f} MB/s out; {per_publish:.1f} µs of"
+        f" commands/s, {u.net_out / r.seconds / 1e6:.1f} MB/s out (each message went to"
+        f" ~{u.net_out / max(1, u.net_in):.1f} processes: bytes out / bytes in);"
+        f" {per_publish:.1f} µs of"
         f" Redis CPU per PUBLISH, {per_frame:.1f} µs per delivered frame\n"
     )
 
