@@ -32,6 +32,8 @@ class Play:
     acts: int = 0  # acts sent
     hands: int = 0  # hands ended (counted by each table's seat-0 socket)
     timeouts: int = 0  # timed_out events (each table's six sockets each count it)
+    dropped: int = 0  # sockets the server closed or lost (at any time, not only measuring)
+    closing: bool = False  # the load is closing its sockets: the end of the run
     errors: Counter[str] = field(default_factory=Counter)  # refused acts by code
     # act instants by (table << 32 | turn), and each delivery's key and latency (s)
     sent: dict[int, float] = field(default_factory=dict)
@@ -50,6 +52,15 @@ async def _send(ws: Any, text: str) -> None:
 
 async def play(ws: Any, table_id: int, seat: int, think: float, p: Play) -> None:
     """Read every frame of one seat's socket and play that seat's turns."""
+    from websockets.exceptions import ConnectionClosed
+
+    with contextlib.suppress(ConnectionClosed):
+        await _play(ws, table_id, seat, think, p)
+    if not p.closing:
+        p.dropped += 1
+
+
+async def _play(ws: Any, table_id: int, seat: int, think: float, p: Play) -> None:
     loop = asyncio.get_running_loop()
     monotonic = time.monotonic
     base = table_id << 32

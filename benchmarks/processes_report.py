@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -134,4 +135,12 @@ def report(args: argparse.Namespace, results: list[Result]) -> str:
         " ready to run while another process had the CPU: latency here is mostly that"
         " queueing, not the servers' own work."
     )
-    return "\n".join(lines) + "\n"
+    return "\n".join(_wrap(line) for line in "\n".join(lines).split("\n")) + "\n"
+
+
+def _wrap(line: str, width: int = 92) -> str:
+    """Paragraphs and bullets wrapped as the rest of the page is; tables left alone."""
+    if line.startswith("|") or len(line) <= width:
+        return line
+    bullet = line[: len(line) - len(line.lstrip())] + ("  " if line.lstrip()[:2] == "- " else "")
+    return textwrap.fill(line, width, subsequent_indent=bullet, break_on_hyphens=False)

@@ -386,6 +386,7 @@ class Result:
     acts_per_s: float = 0.0
     hands_per_s: float = 0.0
     timeouts: int = 0  # turns no act answered in time (should be 0)
+    dropped: int = 0  # sockets the server closed or lost during the run (should be 0)
     errors: dict[str, int] = field(default_factory=dict)  # refused acts
     burst: float = 0.0  # frames delivered per turn
     remote: float = 0.0  # share of sockets on a process that does not own their table
@@ -532,6 +533,7 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
             r, h = memory_mb(pid)
             rss, hwm = rss + r, hwm + h
         gc_total, gc_longest = await gc_in_window(procs, records, window_end - w.wall)
+        p.closing = True
         await close_all(sockets)
     finally:
         stop(procs)
@@ -568,6 +570,7 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
         acts_per_s=p.acts / w.wall,
         hands_per_s=p.hands / w.wall,
         timeouts=p.timeouts // SEATS,
+        dropped=p.dropped,
         errors=dict(p.errors),
         burst=p.frames / max(1, p.turns),  # frames a socket gets per turn
         remote=remote,
@@ -695,7 +698,8 @@ def play_notes(r: Result) -> str:
     return (
         f"{r.samples:,} deliveries of {r.acts_per_s:,.0f} acts/s, {r.hands_per_s:,.1f} hands/s;"
         f" until the last of a table's six sockets had it: p50 {r.all_p50_ms:.1f} ms, p99"
-        f" {r.all_p99_ms:.1f} ms; turns timed out: {r.timeouts}; acts refused: {refused}"
+        f" {r.all_p99_ms:.1f} ms; turns timed out: {r.timeouts}; acts refused: {refused};"
+        f" sockets dropped by the server: {r.dropped}"
     )
 
 
