@@ -68,6 +68,36 @@ HEADER = (
 )
 
 
+def costs(args: argparse.Namespace, results: list[Result]) -> str:
+    """Each run's cost per act and per hand: what the capacity estimate multiplies."""
+    parts = []
+    for r in results:
+        if not r.acts_per_s:
+            continue
+        acts = r.acts_per_s * r.seconds
+        part = (
+            f"{r.name}: {acts / r.seconds / args.tables:.2f} acts and"
+            f" {r.hands_per_s / args.tables:.3f} hands per table-second,"
+            f" {r.frames / acts:.1f} frames per act; server CPU"
+            f" {r.server_cpu * r.seconds / acts * 1e6:,.0f} µs per act"
+        )
+        if r.redis and r.redis.publishes and r.processes > 1:
+            part += (
+                f", {r.redis.publishes / acts:.1f} PUBLISH and"
+                f" {r.redis.cpu / acts * 1e6:.0f} µs of Redis CPU per act"
+            )
+        if r.pg and r.hands_per_s:
+            hands = r.hands_per_s * r.seconds
+            part += (
+                f", {r.pg.cpu / hands * 1e3:.2f} ms of PostgreSQL CPU and"
+                f" {r.pg.commits / hands:.2f} commits per hand"
+            )
+        parts.append(part)
+    return (
+        "- Costs per act and per hand (the capacity estimate's inputs): " + "; ".join(parts) + "."
+    )
+
+
 def report(args: argparse.Namespace, results: list[Result]) -> str:
     from benchmarks.server import SEATS, machine_and_date, mark, play_notes
 
@@ -125,6 +155,7 @@ def report(args: argparse.Namespace, results: list[Result]) -> str:
     lines.append("".join(_redis_lines(r) for r in results if r.redis).rstrip("\n"))
     lines.append("- PostgreSQL over each window (the run's database's backends, by pid):")
     lines.append("".join(_pg_lines(r) for r in results if r.pg).rstrip("\n"))
+    lines.append(costs(args, results))
     load = ", ".join(f"{r.name} {r.load_cpu:.0%}" for r in results)
     avg = ", ".join(f"{r.loadavg:.1f}" for r in results)
     lines.append(
