@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import textwrap
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -99,7 +98,7 @@ def costs(args: argparse.Namespace, results: list[Result]) -> str:
 
 
 def report(args: argparse.Namespace, results: list[Result]) -> str:
-    from benchmarks.server import SEATS, machine_and_date, mark, play_notes
+    from benchmarks.server import SEATS, machine_and_date, mark, play_notes, wrap
 
     many = next(r for r in results if r.processes > 1)
     one = next((r for r in results if r.processes == 1 and r.name != "bare broadcast"), None)
@@ -166,12 +165,4 @@ def report(args: argparse.Namespace, results: list[Result]) -> str:
         " ready to run while another process had the CPU: latency here is mostly that"
         " queueing, not the servers' own work."
     )
-    return "\n".join(_wrap(line) for line in "\n".join(lines).split("\n")) + "\n"
-
-
-def _wrap(line: str, width: int = 92) -> str:
-    """Paragraphs and bullets wrapped as the rest of the page is; tables left alone."""
-    if line.startswith("|") or len(line) <= width:
-        return line
-    bullet = line[: len(line) - len(line.lstrip())] + ("  " if line.lstrip()[:2] == "- " else "")
-    return textwrap.fill(line, width, subsequent_indent=bullet, break_on_hyphens=False)
+    return wrap("\n".join(lines)) + "\n"

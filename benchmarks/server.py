@@ -53,6 +53,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from array import array
 from collections.abc import AsyncIterator, Callable
@@ -689,6 +690,19 @@ def row(r: Result) -> str:
     )
 
 
+def wrap(text: str, width: int = 92) -> str:
+    """Paragraphs and bullets wrapped as the rest of the page is; tables left alone."""
+
+    def one(line: str) -> str:
+        if line.startswith("|") or len(line) <= width:
+            return line
+        indent = line[: len(line) - len(line.lstrip())]
+        more = indent + ("  " if line.lstrip().startswith("- ") else "")
+        return textwrap.fill(line, width, subsequent_indent=more, break_on_hyphens=False)
+
+    return "\n".join(one(line) for line in text.split("\n"))
+
+
 def mark(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
@@ -708,39 +722,45 @@ def report(args: argparse.Namespace, stud: Result, bare: Result) -> str:
     size = "full size" if not args.quick else "--quick"
     fanout = "redis" if args.redis_url else "memory"
     db = "PostgreSQL" if args.database_url and "postgres" in args.database_url else "SQLite"
-    return f"""{SECTION}
+    return wrap(
+        f"""{SECTION}
 
 `python benchmarks/server.py --tables {args.tables}` ({size}; written by the benchmark).
 Machine: {machine_and_date()}.
 
-{args.tables} tables x {SEATS} seated players (Stud; each player acts from its own socket
-after a think time of {args.think_ms} ms +-25% by table, so that tables do not act in step;
-pause between hands {args.hand_pause_ms} ms, {db}, `{fanout}://` fan-out) in one uvicorn
-process (per-message compression off); one WebSocket per seat, opened with that player's
-session, in a second process (the load), which plays the turns. Then a bare FastAPI server
-that only broadcasts, to as many sockets, messages of the same mean size in bursts of
-{bare.burst:.0f} at the same rate. Measured over {stud.seconds:.0f} s after {args.warmup:.0f}
-s of warm-up.
+"""
+        f"{args.tables} tables x {SEATS} seated players (Stud; each player acts from its own"
+        f" socket after a think time of {args.think_ms} ms +-25% by table, so that tables do"
+        f" not act in step; pause between hands {args.hand_pause_ms} ms, {db}, `{fanout}://`"
+        " fan-out) in one uvicorn process (per-message compression off); one WebSocket per"
+        " seat, opened with that player's session, in a second process (the load), which"
+        " plays the turns. Then a bare FastAPI server that only broadcasts, to as many"
+        f" sockets, messages of the same mean size in bursts of {bare.burst:.0f} at the same"
+        f" rate. Measured over {stud.seconds:.0f} s after {args.warmup:.0f} s of warm-up."
+        f"""
 
 {HEADER}
 {row(stud)}
 {row(bare)}
 
-- Latency, stud: from the player's socket sending its `act` to each socket at the table
-  receiving the event it caused ({play_notes(stud)}). Bare: from the send to the receipt
-  of each message.
-- Targets: p99 < 50 ms: {mark(stud.p99_ms < 50)} ({stud.p99_ms:.1f} ms); CPU per delivered
-  message at most 2x the bare server's: {mark(ratio <= 2)} ({ratio:.2f}x); under 600 MB
-  resident: {mark(stud.rss_mb < 600)} ({stud.rss_mb:.0f} MB).
-- The load process used {stud.load_cpu:.0%} of a core during the stud run and
-  {bare.load_cpu:.0%} during the bare run (latency includes its reading time). The
-  machine's load average (1 min) at the end of each window: {stud.loadavg:.1f} and
-  {bare.loadavg:.1f} on {os.cpu_count()} cores; the server's threads waited for a CPU
-  (ready to run, another process had it) {stud.runqueue:.0%} and {bare.runqueue:.0%} of the
-  window. Other work on the machine inflates latency.
-- Garbage collections in the stud server (`app/collector.py` keeps to its schedule):
-  {stud.gc_share:.1%} of the window, the longest {stud.gc_longest_ms:.0f} ms.
 """
+        "- Latency, stud: from the player's socket sending its `act` to each socket at the"
+        f" table receiving the event it caused ({play_notes(stud)}). Bare: from the send to"
+        " the receipt of each message.\n"
+        f"- Targets: p99 < 50 ms: {mark(stud.p99_ms < 50)} ({stud.p99_ms:.1f} ms); CPU per"
+        f" delivered message at most 2x the bare server's: {mark(ratio <= 2)}"
+        f" ({ratio:.2f}x); under 600 MB resident: {mark(stud.rss_mb < 600)}"
+        f" ({stud.rss_mb:.0f} MB).\n"
+        f"- The load process used {stud.load_cpu:.0%} of a core during the stud run and"
+        f" {bare.load_cpu:.0%} during the bare run (latency includes its reading time). The"
+        f" machine's load average (1 min) at the end of each window: {stud.loadavg:.1f} and"
+        f" {bare.loadavg:.1f} on {os.cpu_count()} cores; the server's threads waited for a"
+        f" CPU (ready to run, another process had it) {stud.runqueue:.0%} and"
+        f" {bare.runqueue:.0%} of the window. Other work on the machine inflates latency.\n"
+        "- Garbage collections in the stud server (`app/collector.py` keeps to its"
+        f" schedule): {stud.gc_share:.1%} of the window, the longest"
+        f" {stud.gc_longest_ms:.0f} ms.\n"
+    )
 
 
 # -- the command ---------------------------------------------------------------------------
