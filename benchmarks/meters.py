@@ -45,6 +45,13 @@ def cpu_of(pids: list[int]) -> float:
     return sum(cpu_seconds(pid) for pid in pids)
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine spent busy (every core, every process: `/proc/stat`'s
+    first line less idle and iowait)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / CLK_TCK
+
+
 # -- PostgreSQL ----------------------------------------------------------------------------
 
 

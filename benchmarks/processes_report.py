@@ -157,10 +157,13 @@ def report(args: argparse.Namespace, results: list[Result]) -> str:
     lines.append(costs(args, results))
     load = ", ".join(f"{r.name} {r.load_cpu:.0%}" for r in results)
     avg = ", ".join(f"{r.loadavg:.1f}" for r in results)
+    elsewhere = ", ".join(f"{r.others:.2f}" for r in results)
     lines.append(
         f"- **Contended**: everything ran on {os.cpu_count()} cores at once: the load process"
         f" (one Python process for every socket: {load} of a core), the server processes,"
-        f" Redis and PostgreSQL; load average (1 min) at the end of each window {avg}. The"
+        f" Redis and PostgreSQL; load average (1 min) at the end of each window {avg}; other"
+        f" work on the machine (not this benchmark's) used {elsewhere} cores' worth of CPU"
+        " in each window. The"
         " column 'waiting for a CPU' is the share of the window the server processes were"
         " ready to run while another process had the CPU: latency here is mostly that"
         " queueing, not the servers' own work."

@@ -76,6 +76,7 @@ from benchmarks.meters import (  # noqa: E402
     RedisMeter,
     RedisUse,
     cpu_of,
+    machine_busy_seconds,
     memory_mb,
     runqueue_seconds,
 )
@@ -379,6 +380,7 @@ class Result:
     hwm_mb: float
     processes: int = 1
     loadavg: float = 0.0  # the machine's 1-minute load average at the end of the window
+    others: float = 0.0  # cores' worth of CPU the rest of the machine used in the window
     runqueue: float = 0.0  # share of the window the servers spent waiting for a CPU
     gc_share: float = 0.0  # share of the window spent in garbage collections
     gc_longest_ms: float = 0.0
@@ -411,6 +413,7 @@ class Window:
     wall: float
     loadavg: float
     runqueue: float  # server seconds waiting for a CPU
+    busy: float  # the whole machine's busy CPU seconds
     redis: RedisUse | None = None
     pg: PgUse | None = None
 
@@ -427,18 +430,31 @@ async def measure(
     pg0 = await pg.read() if pg else None
     redis0 = await redis.read() if redis else None
     wait0 = sum(runqueue_seconds(pid) for pid in pids)
+    busy0 = machine_busy_seconds()
     cpu0, load0, t0 = cpu_of(pids), time.process_time(), time.monotonic()
     start()
     await asyncio.sleep(seconds)
     end()
     cpu1, load1, t1 = cpu_of(pids), time.process_time(), time.monotonic()
+    busy = machine_busy_seconds() - busy0
     wait = sum(runqueue_seconds(pid) for pid in pids) - wait0
-    w = Window(cpu1 - cpu0, load1 - load0, t1 - t0, os.getloadavg()[0], wait)
+    w = Window(cpu1 - cpu0, load1 - load0, t1 - t0, os.getloadavg()[0], wait, busy)
     if pg and pg0:
         w.pg = PgMeter.use(pg0, await pg.read())
     if redis and redis0:
         w.redis = RedisMeter.use(redis0, await redis.read())
     return w
+
+
+def others(w: Window) -> float:
+    """Cores' worth of CPU that neither the servers, the load, Redis nor the run's database
+    used during the window: other work on the machine."""
+    ours = w.cpu + w.load
+    if w.redis:
+        ours += w.redis.cpu
+    if w.pg:
+        ours += w.pg.cpu + w.pg.background_cpu
+    return max(0.0, w.busy - ours) / w.wall
 
 
 @dataclass
@@ -563,6 +579,7 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
         hwm_mb=hwm,
         processes=n,
         loadavg=w.loadavg,
+        others=others(w),
         runqueue=w.runqueue / w.wall,
         gc_share=gc_total / w.wall,
         gc_longest_ms=gc_longest * 1000,
@@ -662,6 +679,7 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
         rss_mb=rss,
         hwm_mb=hwm,
         loadavg=w.loadavg,
+        others=others(w),
         runqueue=w.runqueue / w.wall,
         burst=burst,
     )
@@ -756,7 +774,9 @@ Machine: {machine_and_date()}.
         f" machine's load average (1 min) at the end of each window: {stud.loadavg:.1f} and"
         f" {bare.loadavg:.1f} on {os.cpu_count()} cores; the server's threads waited for a"
         f" CPU (ready to run, another process had it) {stud.runqueue:.0%} and"
-        f" {bare.runqueue:.0%} of the window. Other work on the machine inflates latency.\n"
+        f" {bare.runqueue:.0%} of the window; other work on the machine used"
+        f" {stud.others:.2f} and {bare.others:.2f} cores' worth of CPU. Other work on the"
+        " machine inflates latency.\n"
         "- Garbage collections in the stud server (`app/collector.py` keeps to its"
         f" schedule): {stud.gc_share:.1%} of the window, the longest"
         f" {stud.gc_longest_ms:.0f} ms.\n"
