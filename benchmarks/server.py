@@ -381,6 +381,8 @@ class Result:
     processes: int = 1
     loadavg: float = 0.0  # the machine's 1-minute load average at the end of the window
     others: float = 0.0  # cores' worth of CPU the rest of the machine used in the window
+    load_lag_p99_ms: float = float("nan")  # the load's own event loop lag (it adds to latency)
+    load_lag_max_ms: float = float("nan")
     runqueue: float = 0.0  # share of the window the servers spent waiting for a CPU
     gc_share: float = 0.0  # share of the window spent in garbage collections
     gc_longest_ms: float = 0.0
@@ -414,6 +416,8 @@ class Window:
     loadavg: float
     runqueue: float  # server seconds waiting for a CPU
     busy: float  # the whole machine's busy CPU seconds
+    lag_p99: float = float("nan")  # the load's event loop: how late a 10 ms timer fired (s)
+    lag_max: float = float("nan")
     redis: RedisUse | None = None
     pg: PgUse | None = None
 
@@ -438,9 +442,12 @@ async def measure(
     busy0 = machine_busy_seconds()
     cpu0, load0, t0 = cpu_of(pids), time.process_time(), time.monotonic()
     start()
+    lags = array("d")
+    ticker = asyncio.get_running_loop().create_task(_lag(lags))
     try:
         await asyncio.sleep(seconds)
     finally:
+        ticker.cancel()
         end()
         gc.enable()
         gc.unfreeze()
@@ -448,11 +455,22 @@ async def measure(
     busy = machine_busy_seconds() - busy0
     wait = sum(runqueue_seconds(pid) for pid in pids) - wait0
     w = Window(cpu1 - cpu0, load1 - load0, t1 - t0, os.getloadavg()[0], wait, busy)
+    w.lag_p99 = percentile(sorted(lags), 0.99)
+    w.lag_max = max(lags, default=float("nan"))
     if pg and pg0:
         w.pg = PgMeter.use(pg0, await pg.read())
     if redis and redis0:
         w.redis = RedisMeter.use(redis0, await redis.read())
     return w
+
+
+async def _lag(lags: array[float]) -> None:
+    """How late this (the load's) event loop runs a 10 ms timer: a late loop reads every
+    socket late, which the latencies then count."""
+    while True:
+        due = time.monotonic() + 0.01
+        await asyncio.sleep(0.01)
+        lags.append(max(0.0, time.monotonic() - due))
 
 
 def others(w: Window) -> float:
@@ -589,6 +607,8 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
         processes=n,
         loadavg=w.loadavg,
         others=others(w),
+        load_lag_p99_ms=w.lag_p99 * 1000,
+        load_lag_max_ms=w.lag_max * 1000,
         runqueue=w.runqueue / w.wall,
         gc_share=gc_total / w.wall,
         gc_longest_ms=gc_longest * 1000,
@@ -740,7 +760,9 @@ def play_notes(r: Result) -> str:
         f"{r.samples:,} deliveries of {r.acts_per_s:,.0f} acts/s, {r.hands_per_s:,.1f} hands/s;"
         f" until the last of a table's six sockets had it: p50 {r.all_p50_ms:.1f} ms, p99"
         f" {r.all_p99_ms:.1f} ms; turns timed out: {r.timeouts}; acts refused: {refused};"
-        f" sockets dropped by the server: {r.dropped}"
+        f" sockets dropped by the server: {r.dropped}; the load's own event loop ran late by"
+        f" up to {r.load_lag_max_ms:.0f} ms (p99 {r.load_lag_p99_ms:.0f} ms), which the"
+        " latencies include"
     )
 
 
