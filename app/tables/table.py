@@ -378,7 +378,7 @@ class Table:
             return
         number = self.numbers.take()
         if number is None:
-            log.warning("table %s: no hand number in reserve; the hand waits for one", self.id)
+            log.info("table %s: no hand number in reserve; the hand waits for one", self.id)
             self.become(Lifecycle.OPEN)  # `_numbers_reserved` deals it
             return
         await self._free_sat_out(players)
