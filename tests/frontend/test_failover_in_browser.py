@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.conftest import PgServer
 from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
-from tests.frontend.players import Player
+from tests.frontend.players import Player, calldown
 from tests.frontend.table_kit import create_table, my_turn, open_table, register, seat_bots
 from tests.serverproc import ROOT, free_port, server, server_env
 
@@ -86,8 +86,11 @@ def test_a_page_sees_its_table_come_back_after_its_process_dies(
             nxt = me.page.wait_for_function(
                 NEXT_HAND_TURN_JS, arg=[me.seat, turn["hand_id"]], timeout=30_000
             ).json_value()
-            me.act(nxt["turn_id"], "fold" if nxt["legal"].get("fold") else "check")
-            expect(me.page.locator(".seat-box.mine")).to_be_visible()
+            me.act(nxt["turn_id"], calldown(nxt["legal"]))
+            me.page.wait_for_function(  # taken by the table's new process: the turn moved on
+                "(t) => { const h = window.studDebug.state.hand; return !h || h.turn_id !== t; }",
+                arg=nxt["turn_id"],
+            )
             assert _runner(env, procs, table["id"]) == 2 - runner
             assert len(sockets) == 1  # never reconnected
             assert not me.errors, me.errors
