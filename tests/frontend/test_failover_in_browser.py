@@ -81,6 +81,7 @@ def test_a_page_sees_its_table_come_back_after_its_process_dies(
             procs[runner].wait()
             log = me.page.locator("ol.log li")
             expect(log.filter(has_text="was cancelled")).to_have_count(1, timeout=30_000)
+            expect(log.filter(has_text="The table is back")).to_have_count(1)
             me.shot("failover-voided")
             # the next hand, at the table's new process, through the same socket
             nxt = me.page.wait_for_function(

@@ -11,13 +11,12 @@ import math
 import re
 import secrets
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.frontend.conftest import Mailbox
-from tests.frontend.players import WAIT_MS, Player
+from tests.frontend.players import WAIT_MS, Player, calldown
 from tests.frontend.table_kit import (
     api,
     create_table,
@@ -80,14 +79,6 @@ def unmarked(texts: list[str], data: list[str]) -> list[str]:
     return left
 
 
-def easy(legal: dict[str, Any]) -> str:
-    if legal["bring_in"] is not None:
-        return "bring_in"
-    if legal["show"]:
-        return "show"
-    return "check" if legal["check"] else "call"
-
-
 def play_out(me: Player) -> str:
     """Play the current hand to its end by `easy` (bots play the other seats)."""
     last = None
@@ -98,7 +89,7 @@ def play_out(me: Player) -> str:
             return number
         last = turn["turn_id"]
         bar = me.page.locator(f'.action-bar[data-turn="{last}"]')
-        bar.locator(f'button.act[data-action="{easy(turn["legal"])}"]').first.click()
+        bar.locator(f'button.act[data-action="{calldown(turn["legal"])}"]').first.click()
     raise AssertionError("the hand did not end")
 
 
@@ -205,7 +196,7 @@ def whole_hand(me: Player) -> tuple[list[str], list[str]]:
         bar = me.page.locator(f'.action-bar[data-turn="{last}"]')
         expect(bar.locator("button.act").first).to_be_visible()
         labels += bar.locator("button.act .act-label").all_text_contents()
-        bar.locator(f'button.act[data-action="{easy(turn["legal"])}"]').first.click()
+        bar.locator(f'button.act[data-action="{calldown(turn["legal"])}"]').first.click()
     log = me.page.locator("ol.log")
     expect(log.locator("li.log-win").first).to_be_visible(timeout=WAIT_MS)
     lines = log.locator("li").all_text_contents()

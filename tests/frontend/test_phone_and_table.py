@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.frontend.players import Player
+from tests.frontend.players import Player, calldown
 from tests.frontend.table_kit import (
     BOXES_JS,
     HEADER_JS,
@@ -33,14 +33,6 @@ pytestmark = pytest.mark.xdist_group("browser")
 
 # as long as the longest toasts the table raises (a request for a hand's history by email)
 TOAST = "Hand #1234567 will be emailed to you: request 42 is queued"
-
-
-def easy(legal: dict[str, Any]) -> str:
-    if legal["bring_in"] is not None:
-        return "bring_in"
-    if legal["show"]:
-        return "show"
-    return "check" if legal["check"] else "call"
 
 
 @pytest.mark.parametrize(
@@ -112,7 +104,7 @@ def test_phone_table_with_8_seats_covers_nothing(
                 if turn["street"] >= 5 and turn["street"] not in checked:
                     me.shot(f"phone-{width}x{height}-street{turn['street']}")
                 checked.add(turn["street"])
-                action = easy(turn["legal"])
+                action = calldown(turn["legal"])
                 button = bar.and_(me.page.locator(f'[data-action="{action}"]')).first
                 if phone:
                     button.tap()
@@ -144,7 +136,7 @@ def test_reload_mid_hand_keeps_the_hand_log(
                 break
             last = turn["turn_id"]
             bar = me.page.locator(f'.action-bar[data-turn="{last}"]')
-            bar.locator(f'button.act[data-action="{easy(turn["legal"])}"]').first.click()
+            bar.locator(f'button.act[data-action="{calldown(turn["legal"])}"]').first.click()
         log = me.page.locator("ol.log li")
         expect(log.filter(has_text="Fourth street")).to_have_count(1)  # drawn by now
         lines = log.all_text_contents()

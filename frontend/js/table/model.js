@@ -140,6 +140,7 @@ function replayedLog(state, snap) {
 
 /** Replace the state with a server snapshot. */
 export function applySnapshot(state, snap) {
+  const back = state.epoch !== null && snap.epoch !== state.epoch; // restarted, or moved
   state.v = snap.v;
   state.epoch = snap.epoch;
   state.table = snap.table;
@@ -154,7 +155,8 @@ export function applySnapshot(state, snap) {
   state.timedOut = null;
   const hv = snap.hand;
   state.hand = hv ? handFromView(hv, snap.table) : null;
-  if (!lines.length) log(state, hv ? t("log.joined_street", { street: streetName(hv.street) }) : t("log.joined"), "info");
+  if (back) log(state, t("log.table_back"), "info");
+  else if (!lines.length) log(state, hv ? t("log.joined_street", { street: streetName(hv.street) }) : t("log.joined"), "info");
   // a hand cancelled when the table's server stopped (or the table moved to another one
   // mid-hand): said once, whether it came as an event or in a snapshot
   for (const v of snap.voided || []) {
