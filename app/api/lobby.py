@@ -46,6 +46,19 @@ def no_such_table() -> Exception:
     return api_error(404, "no_such_table", "no such table")
 
 
+# the table's process could not be reached just now: try again
+UNREACHABLE = frozenset({"server_unreachable", "table_moving", "unavailable"})
+
+
+def refused(exc: TableError, statuses: dict[str, int], default: int) -> Exception:
+    """A routed table's refusal as HTTP: 404 for a table that is not there (or not yours to
+    see), 503 while its process cannot be reached, else `statuses` or `default`."""
+    if exc.code == "no_such_table":
+        return no_such_table()
+    status = 503 if exc.code in UNREACHABLE else statuses.get(exc.code, default)
+    return from_table(exc, status)
+
+
 class JoinTable(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     invite: Annotated[str, Field(min_length=1, max_length=128)]
@@ -139,9 +152,7 @@ async def get_table(table_id: int, services: Services, player: CurrentPlayer) ->
     try:
         return await services.router.ask(table_id, "view", {"user": player.user_id})
     except TableError as exc:
-        if exc.code == "no_such_table":
-            raise no_such_table() from None
-        raise from_table(exc, 503) from None
+        raise refused(exc, {}, 503) from None
 
 
 @router.post("/{table_id}/host")
@@ -152,15 +163,6 @@ async def host_command(
     try:
         result = await services.router.ask(table_id, "host", args)
     except TableError as exc:
-        if exc.code == "no_such_table":
-            raise no_such_table() from None
-        status = {
-            "not_host": 403,
-            "invalid_settings": 422,
-            "invalid_request": 422,
-            "server_unreachable": 503,
-            "table_moving": 503,
-            "unavailable": 503,
-        }.get(exc.code, 400)
-        raise from_table(exc, status) from None
+        statuses = {"not_host": 403, "invalid_settings": 422, "invalid_request": 422}
+        raise refused(exc, statuses, 400) from None
     return {"result": result}

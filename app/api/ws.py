@@ -128,7 +128,7 @@ class Connection:
         while True:
             try:
                 if moved:
-                    await self.table.request(m.Join(self.player.user_id, self.table.router.me))
+                    await self.table.join(self.player.user_id)
                     moved = False
                 await self.resync(self.last_sent, self.epoch)
                 return
@@ -236,7 +236,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         services.sockets.add(player.session_id, ws)
     try:
         await sub
-        await table.request(m.Join(player.user_id, table.router.me))
+        await table.join(player.user_id)
         watching = True
         await conn.resync(_int(ws.query_params.get("last_v")), ws.query_params.get("epoch"))
         pump = asyncio.create_task(conn.pump())
@@ -262,7 +262,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         if services.sockets is not None:
             services.sockets.discard(player.session_id, ws)
         if watching:
-            table.post(m.Unwatch(player.user_id, table.router.me))  # the observer count
+            table.unwatch(player.user_id)  # the observer count
         if pump is not None:
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

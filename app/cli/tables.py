@@ -80,7 +80,7 @@ class _NoTables:
     def get(self, table_id: int) -> Table | None:
         return None
 
-    def running(self) -> list[int]:
+    def running(self) -> list[Table]:
         return []
 
     def room(self) -> int | None:

@@ -17,7 +17,7 @@ from typing import Any
 from app.fanout import BaseFanout
 from app.tables import messages as m
 from app.tables.clock import Clock, RealClock
-from app.tables.errors import TableError
+from app.tables.errors import MOVED, TableError
 from app.tables.settings import TableSettings
 from app.tables.state import Lifecycle
 from app.tables.store import TableStore
@@ -150,9 +150,9 @@ class TableManager:
             return None
         return table
 
-    def running(self) -> list[int]:
+    def running(self) -> list[Table]:
         """The tables this process runs."""
-        return [table_id for table_id, table in self.tables.items() if not table.closed]
+        return [table for table in self.tables.values() if not table.closed]
 
     def by_invite(self, token: str) -> Table | None:
         for table in list(self.tables.values()):
@@ -187,7 +187,7 @@ class TableManager:
         await table.stop()
         # no request may wait on a table that no longer runs here
         table.become(Lifecycle.CLOSED)
-        moved = TableError("table_moved", "this table moved to another server: reconnect")
+        moved = TableError("table_moved", MOVED)
         for _, future in table.mailbox.take_all():
             if future is not None and not future.done():
                 future.set_exception(moved)
@@ -226,7 +226,7 @@ class TableManager:
         table.draining = True
         deadline = time.monotonic() + seconds
         while not self._between_hands(table):
-            if time.monotonic() >= deadline or table.closed:
+            if time.monotonic() >= deadline:
                 table.draining = self.draining
                 table.post(m.Wake())  # deal on here
                 return False

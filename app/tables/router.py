@@ -30,7 +30,7 @@ from app.fanout import GAP, BaseFanout, FanoutError, Subscription, channels
 from app.jsontext import from_json, to_json
 from app.store.directory import Room, Whereabouts
 from app.tables import messages as m
-from app.tables.errors import TableError
+from app.tables.errors import MOVED, TableError
 from app.tables.table import Table
 
 log = logging.getLogger("app.tables.router")
@@ -54,7 +54,7 @@ class Tables(Protocol):
     """The tables this process runs (`TableManager`)."""
 
     def get(self, table_id: int) -> Table | None: ...
-    def running(self) -> list[int]: ...
+    def running(self) -> list[Table]: ...
     def room(self) -> int | None: ...
     async def adopt(self, only: list[int] | None = None) -> list[int]: ...
     async def move(
@@ -292,10 +292,8 @@ class TableRouter:
         gone = tuple(sorted(self._live - live)) if self._live is not None else ()
         self._live = live
         if gone:
-            for table_id in self.tables.running():
-                table = self.tables.get(table_id)
-                if table is not None:
-                    table.post(m.ViewersGone(gone))
+            for table in self.tables.running():
+                table.post(m.ViewersGone(gone))
 
     # -- tables changing hands -------------------------------------------------------------
 
@@ -342,7 +340,7 @@ class TableRouter:
 
         table_id = int(args["table"])
         if self.tables.get(table_id) is None:
-            raise TableError("not_here", "this process does not run that table")
+            raise TableError("table_moved", MOVED)
         return await self.tables.move(table_id, float(args.get("seconds", 30.0)), then)
 
     # -- answering -------------------------------------------------------------------------
@@ -437,3 +435,10 @@ class RoutedTable:
 
     def post(self, msg: m.Message) -> None:
         self.router.post(self.id, msg)
+
+    async def join(self, user_id: int) -> Any:
+        """A socket of `user_id`'s, held by this process, watches the table."""
+        return await self.request(m.Join(user_id, self.router.me))
+
+    def unwatch(self, user_id: int) -> None:
+        self.post(m.Unwatch(user_id, self.router.me))
