@@ -68,6 +68,17 @@ class Stage:
     tokens: dict[int, str]  # user -> token
     turn: Frame  # the turn the live hand stopped at
     stacks: dict[int, int]  # seat -> stack before the live hand
+    lease: TableLease  # the table's lease then (process 0's)
+
+    @property
+    def live(self) -> str:
+        """The hand in play, stopped at `turn`."""
+        return str(self.turn["hand_id"])
+
+    @property
+    def mover(self) -> Player:
+        """The player whose turn `turn` is."""
+        return next(p for p in self.players if p.seat == self.turn["seat"])
 
 
 @dataclass
@@ -134,6 +145,14 @@ class Cluster:
                 await s.scalars(select(HandRecord.id).where(HandRecord.status == HandStatus.VOID))
             )
 
+    async def until_status(self, hand_id: str, status: HandStatus, what: str) -> None:
+        """Wait until the hand's record has `status`."""
+
+        async def reached() -> bool:
+            return await self.status(hand_id) == status
+
+        await until(reached, what)
+
     async def seats(self, table_id: int) -> dict[int, int]:
         async with self.db.session() as s:
             rows = await s.execute(
@@ -185,12 +204,11 @@ class Cluster:
             )
         )
 
-        async def live_row() -> bool:
-            return await self.status(turn["hand_id"]) == HandStatus.LIVE
-
-        await until(live_row, "the live hand's start row")
+        await self.until_status(turn["hand_id"], HandStatus.LIVE, "the live hand's start row")
         stacks = await self.seats(table_id)
-        return Stage(table_id, players, {ann: ann_token, bob: bob_token}, turn, stacks)
+        lease = await self.lease(table_id)
+        assert lease is not None and lease.owner is not None
+        return Stage(table_id, players, {ann: ann_token, bob: bob_token}, turn, stacks, lease)
 
 
 @asynccontextmanager

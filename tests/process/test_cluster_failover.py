@@ -53,11 +53,7 @@ async def _play_on(c: Cluster, stage: Stage, hands: int = 1) -> list[str]:
         mark = first.frames.index(frame) + 1
         ended.append(frame["hand_id"])
     for hand_id in ended:
-
-        async def written(hand_id: str = hand_id) -> bool:
-            return await c.status(hand_id) == HandStatus.DONE
-
-        await until(written, f"hand {hand_id} is recorded")
+        await c.until_status(hand_id, HandStatus.DONE, f"hand {hand_id} is recorded")
     return ended
 
 
@@ -89,9 +85,8 @@ async def test_kill_9_of_the_owner_mid_hand(
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
         stage = await c.seated()
-        old = await c.lease(stage.table_id)
-        assert old is not None
-        live = stage.turn["hand_id"]
+        old = stage.lease
+        live = stage.live
         _act_again(stage)
         c.procs[0].kill()  # SIGKILL: no release, no goodbye
         c.procs[0].wait()
@@ -101,10 +96,7 @@ async def test_kill_9_of_the_owner_mid_hand(
         assert new.epoch == old.epoch + 1
         assert await c.runner(stage.table_id) in (1, 2)
 
-        async def void() -> bool:
-            return await c.status(live) == HandStatus.VOID
-
-        await until(void, "the new owner voids the interrupted hand")
+        await c.until_status(live, HandStatus.VOID, "the new owner voids the interrupted hand")
         assert await c.seats(stage.table_id) == stage.stacks  # as before the hand
         await _told_of_void(stage, live)
         played = await _play_on(c, stage, hands=2)
@@ -122,11 +114,11 @@ async def test_sigterm_moves_every_table_between_hands(
         # a second table on process 0, with nobody at it
         ann_token = next(iter(stage.tokens.values()))
         idle = await c.create(0, ann_token, name="Idle")
-        old = await c.lease(stage.table_id)
-        assert old is not None and await c.runner(idle) == 0
-        live = stage.turn["hand_id"]
+        old = stage.lease
+        assert await c.runner(idle) == 0
+        live = stage.live
         c.signal(0, signal.SIGTERM)  # the hand is live, waiting for a player
-        mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+        mover = stage.mover
         _act_again(stage)
         await mover.ws.send(json.dumps(Player.answer(stage.turn)))
         ended = await mover.wait(lambda f: f.get("type") == "hand_ended" and f["hand_id"] == live)
@@ -156,13 +148,12 @@ async def test_a_paused_owner_wakes_to_find_its_table_gone(
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
         stage = await c.seated()
-        old = await c.lease(stage.table_id)
-        assert old is not None
-        live = stage.turn["hand_id"]
+        old = stage.lease
+        live = stage.live
         _act_again(stage)
         c.signal(0, signal.SIGSTOP)
         # the player to act answers now: the command waits, routed, for the paused owner
-        mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+        mover = stage.mover
         await mover.ws.send(json.dumps({**Player.answer(stage.turn), "ref": "late"}))
         await c.moved_from(stage.table_id, old, timeout=LEASE + HEARTBEAT + SLACK)
         await _told_of_void(stage, live)
@@ -188,8 +179,7 @@ async def test_a_table_moves_on_purpose_between_hands(
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
         stage = await c.seated()
-        old = await c.lease(stage.table_id)
-        assert old is not None
+        old = stage.lease
         async with c.db.session() as s:
             target = await s.scalar(
                 select(ServerProcess.id).where(ServerProcess.pid == c.procs[2].pid)
@@ -202,8 +192,8 @@ async def test_a_table_moves_on_purpose_between_hands(
         )
         try:
             # the hand in play is finished first, where it is
-            live = stage.turn["hand_id"]
-            player = next(p for p in stage.players if p.seat == stage.turn["seat"])
+            live = stage.live
+            player = stage.mover
             _act_again(stage)
             await player.ws.send(json.dumps(Player.answer(stage.turn)))
             out, _ = await asyncio.to_thread(mover.communicate, timeout=60)
@@ -236,9 +226,7 @@ async def test_a_rolling_restart_voids_no_hand(
         sockets = {p.user_id: 1 + i for i, p in enumerate(stage.players)}  # user -> process
         seen: list[Player] = list(stage.players)
         _act_again(stage)
-        await next(p for p in stage.players if p.seat == stage.turn["seat"]).ws.send(
-            json.dumps(Player.answer(stage.turn))
-        )
+        await stage.mover.ws.send(json.dumps(Player.answer(stage.turn)))
         for i in range(3):
             c.signal(i, signal.SIGTERM)
             # waited for off the event loop: the players answer their turns meanwhile

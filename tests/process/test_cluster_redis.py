@@ -83,12 +83,12 @@ async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -
         url = f"redis://127.0.0.1:{port}/0"
         async with cluster(tmp_path, pg_server, url) as c:
             stage = await c.seated()  # stopped at a turn, the hand live
-            live = stage.turn["hand_id"]
+            live = stage.live
             marks = [len(p.frames) for p in stage.players]
             first.terminate()  # Redis goes away mid-hand ...
             first.wait()
             with own_redis(port, log):  # ... and comes back, empty
-                mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+                mover = stage.mover
 
                 async def acted() -> bool:
                     # the move, routed through Redis to the table's process: refused with a
@@ -108,10 +108,9 @@ async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -
                         timeout=60,
                     )
 
-                async def written() -> bool:
-                    return await c.status(live) == HandStatus.DONE
-
-                await until(written, "the hand Redis was away for is recorded")
+                await c.until_status(
+                    live, HandStatus.DONE, "the hand Redis was away for is recorded"
+                )
                 first_p = stage.players[0]
                 done = first_p.count("hand_ended")
                 await first_p.wait(lambda f: first_p.count("hand_ended") >= done + 2, timeout=60)

@@ -54,10 +54,9 @@ async def _play_on_1(c: Cluster, stage: Stage, voided: str | None) -> None:
         # and a player whose turn it is answers it): the first hand to end is its own
         ended = await players[0].wait(lambda f: f.get("type") == "hand_ended", timeout=30)
 
-        async def written() -> bool:
-            return await c.status(ended["hand_id"]) == HandStatus.DONE
-
-        await until(written, "the hand played on process 1 is recorded")
+        await c.until_status(
+            ended["hand_id"], HandStatus.DONE, "the hand played on process 1 is recorded"
+        )
     finally:
         for p in players:
             await p.close()
@@ -70,8 +69,7 @@ async def test_kill_9_owner_mid_hand_another_process_takes_the_table(
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url, n=2) as c:
         stage = await c.seated(at=(0, 0))
-        old = await c.lease(stage.table_id)
-        assert old is not None and old.owner is not None
+        old = stage.lease
         c.procs[0].kill()  # SIGKILL: no release, no goodbye
         c.procs[0].wait()
         killed = time.monotonic()
@@ -79,12 +77,9 @@ async def test_kill_9_owner_mid_hand_another_process_takes_the_table(
         new = await c.moved_from(stage.table_id, old, timeout=LEASE + HEARTBEAT + SLACK)
         print(f"claimed {time.monotonic() - killed:.2f} s after the kill")
         assert new.epoch == old.epoch + 1
-        live = stage.turn["hand_id"]
+        live = stage.live
 
-        async def voided() -> bool:
-            return await c.status(live) == HandStatus.VOID
-
-        await until(voided, "the survivor voids the interrupted hand")
+        await c.until_status(live, HandStatus.VOID, "the survivor voids the interrupted hand")
         assert await c.seats(stage.table_id) == stage.stacks  # as before the hand
         for p in stage.players:
             await p.close()
@@ -99,14 +94,13 @@ async def test_sigterm_owner_mid_hand_finishes_it_and_hands_the_table_over(
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url, n=2) as c:
         stage = await c.seated(at=(0, 0))
-        old = await c.lease(stage.table_id)
-        assert old is not None and old.owner is not None
-        live = stage.turn["hand_id"]
+        old = stage.lease
+        live = stage.live
         c.signal(0, signal.SIGTERM)  # the hand is live, waiting for a player
         marks = [len(p.frames) for p in stage.players]
         for p in stage.players:
             p.acting = True
-        mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+        mover = stage.mover
         await mover.ws.send(json.dumps(Player.answer(stage.turn)))
         ended = await mover.wait(lambda f: f.get("type") == "hand_ended" and f["hand_id"] == live)
         assert ended["hand_id"] == live

@@ -35,20 +35,16 @@ async def test_a_woken_stale_owner_writes_nothing(
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url, n=2) as c:
         stage = await c.seated(at=(0, 0))
-        old = await c.lease(stage.table_id)
-        assert old is not None
-        live = stage.turn["hand_id"]
+        old = stage.lease
+        live = stage.live
         c.signal(0, signal.SIGSTOP)
         new = await c.moved_from(stage.table_id, old, timeout=LEASE + HEARTBEAT + SLACK)
         assert new.epoch == old.epoch + 1
 
-        async def void() -> bool:
-            return await c.status(live) == HandStatus.VOID
-
-        await until(void, "the new owner voids the interrupted hand")
+        await c.until_status(live, HandStatus.VOID, "the new owner voids the interrupted hand")
 
         # the old owner wakes with an action waiting: the players play on with it
-        mover = next(p for p in stage.players if p.seat == stage.turn["seat"])
+        mover = stage.mover
         for p in stage.players:
             p.acting = True
         marks = {p.user_id: len(p.frames) for p in stage.players}
