@@ -7,6 +7,7 @@ card."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,26 @@ async def test_players_on_different_processes_play_at_one_table(
         cid_p = await Player.connect(c.ports[0], table_id, cid_token, cid)
         cid_p.acting = False
         players = [ann_p, bob_p]
-        for seat, p in enumerate(players):
+        # a scripted client races one buy-in through two processes at once, then reuses its
+        # request id for another amount: one seat, one buy-in, the reuse refused
+        ann_too = await Player.connect(c.ports[2], table_id, ann_token, ann)
+        ann_too.acting = False
+        for p in (ann_p, ann_too):
             await p.wait(lambda f: f.get("type") == "snapshot")
-            reply = await p.call({"type": "sit", "seat": seat, "amount": 2000, "request_id": "s"})
-            assert reply["type"] == "ok", reply
-            p.seat = seat
+        async with c.http(0, ann_token) as http:
+            before = (await http.get("/api/me")).json()["balance"]
+            sit = {"type": "sit", "seat": 0, "amount": 2000, "request_id": "s"}
+            first, second = await asyncio.gather(ann_p.call(sit), ann_too.call(sit))
+            assert first["type"] == second["type"] == "ok", (first, second)
+            assert first["result"] == second["result"]
+            reused = await ann_too.call({**sit, "amount": 3000})
+            assert reused["type"] == "error" and reused["code"] == "request_id_reused"
+            assert (await http.get("/api/me")).json()["balance"] == before - 2000
+        ann_p.seat = ann_too.seat = 0  # both sockets are ann's: her own cards reach both
+        await bob_p.wait(lambda f: f.get("type") == "snapshot")
+        reply = await bob_p.call({"type": "sit", "seat": 1, "amount": 2000, "request_id": "s"})
+        assert reply["type"] == "ok", reply
+        bob_p.seat = 1
         for p in (*players, cid_p):
 
             def two_hands(f: Frame, p: Player = p) -> bool:
@@ -111,7 +127,7 @@ async def test_players_on_different_processes_play_at_one_table(
             mine = {t["id"]: t for t in r.json()["tables"]}
             assert mine[table_id]["seat"] == 0 and mine[private_id]["invite"] == invite
 
-        for p in (ann_p, bob_p, cid_p, bob_private):
+        for p in (ann_p, ann_too, bob_p, cid_p, bob_private):
             await p.close()
             check_frames(p)
         c.ledger_ok()
