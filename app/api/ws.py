@@ -107,8 +107,15 @@ class Connection:
     async def reply(self, data: dict[str, Any]) -> None:
         await self.send(to_json(data))
 
-    async def resync(self, last_v: int | None, epoch: str | None) -> None:
+    async def resync(
+        self, last_v: int | None, epoch: str | None, *, left: str | None = None
+    ) -> None:
+        """Send what the client missed after `last_v` of `epoch` (or a snapshot). `left`: an
+        epoch the table has moved on from (an owner notice said so): an answer still in it
+        comes from a stale owner and is refused before anything is sent."""
         answer = await self.table.request(m.Resync(self.player.user_id, last_v, epoch))
+        if left is not None and answer["epoch"] == left:
+            raise TableError("table_moving", "the table's old server answered: try again")
         async with self.lock, asyncio.timeout(SEND_TIMEOUT):
             if answer["snapshot"] is not None:
                 text = to_json(answer["snapshot"])
@@ -122,15 +129,24 @@ class Connection:
         """After a gap in the fan-out, or when the table has a new owner (a failover or a
         move: be counted there first), send the client what it missed (or a snapshot of the
         new epoch), without it reconnecting. While the table cannot be reached (Redis or its
-        process away a moment), try again with back-off; events wait in the queue meanwhile
-        (a client that falls too far behind is dropped and reconnects)."""
+        process away a moment, or its old owner not yet sure it lost it), try again with
+        back-off; events wait in the queue meanwhile (a client that falls too far behind is
+        dropped and reconnects). A table found in another epoch than the one followed is
+        joined there too (a gap can hide a move)."""
         delay = 0.1
+        left = self.epoch if moved else None
+        joined = False
         while True:
             try:
-                if moved:
+                if moved and not joined:
                     await self.table.join(self.player.user_id)
-                    moved = False
-                await self.resync(self.last_sent, self.epoch)
+                    joined = True
+                before = self.epoch
+                await self.resync(self.last_sent, self.epoch, left=left)
+                moved = moved or self.epoch != before
+                if moved and not joined:
+                    await self.table.join(self.player.user_id)
+                    joined = True
                 return
             except TableError as exc:
                 log.info("table %s: catching up waits (%s)", self.table.id, exc.code)

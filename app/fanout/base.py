@@ -286,6 +286,12 @@ class BaseFanout(ABC):
             sub._ready = self._spawn(confirm)
         return sub
 
+    @property
+    def reachable(self) -> bool:
+        """Whether what is published now reaches the other processes' subscribers as far as
+        this process can tell (`redis://`: its subscription connection is up)."""
+        return True
+
     def subscriber_count(self, channel: str) -> int:
         """Local subscribers of `channel` (for tests and metrics)."""
         return len(self._subs.get(channel, ()))

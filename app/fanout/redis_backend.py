@@ -233,6 +233,12 @@ class RedisFanout(BaseFanout):
         for future in waits:
             await asyncio.shield(future)
 
+    @property
+    def reachable(self) -> bool:
+        # the subscription connection is the one that notices an outage at once (a publish
+        # notices only when one is tried); before the first subscription, nothing is known
+        return self._reader is None or self._usable()
+
     def _usable(self) -> bool:
         return self._conn is not None and self._conn.is_connected
 

@@ -97,6 +97,13 @@ async def after_change(table: TableState) -> None:
     if hand.is_over:
         await finish_hand(table)
         return
+    start_turn(table)
+
+
+def start_turn(table: TableState) -> None:
+    """The player to act gets the whole clock (R19's timer) under a new turn id."""
+    hand = table.hand
+    assert hand is not None
     seat, hand_id = hand.to_act, table.hand_id
     assert seat is not None and hand_id is not None
     table.turn_id += 1
@@ -166,12 +173,19 @@ async def timed_out(table: TableState, msg: m.TimedOut) -> None:
     if hand is None or msg.turn_id != table.turn_id or hand.to_act != msg.seat:
         return  # a stale timer: that turn is over
     info = table.seats[msg.seat]
-    protect = (
+    protect = False
+    if (
         table.settings.timeout_action == "all_in"
         and hand.phase is Phase.BETTING
         and not info.leaving
-        and await protection_left(table, info.user_id)
-    )
+    ):
+        left = await protection_left(table, info.user_id)
+        if left is None:
+            # the database could not say: fold nobody for it, nor spend what it may not
+            # have counted; the clock stops and the turn starts again in full
+            table.freeze("database")
+            return
+        protect = left
     events = hand.time_out(msg.seat, all_in_protection=protect)
     if table.recording is not None:
         table.recording.inputs.append(["timeout", msg.seat, protect])
@@ -179,17 +193,17 @@ async def timed_out(table: TableState, msg: m.TimedOut) -> None:
     await after_change(table)
 
 
-async def protection_left(table: TableState, user_id: int) -> bool:
+async def protection_left(table: TableState, user_id: int) -> bool | None:
     """R19: claim one of the player's all-in protections (per player, in the database, so
-    every table and a restart count the same ones). If the database cannot say, none."""
+    every table and a restart count the same ones). None if the database cannot say."""
     assert table.hand_id is not None
     try:
         return await table.store.claim_protection(
             table.id, user_id, table.hand_id, table.clock.time()
         )
-    except Exception:
-        log.exception("table %s: could not claim an all-in protection", table.id)
-        return False
+    except Exception as exc:
+        log.warning("table %s: could not claim an all-in protection (%s)", table.id, exc)
+        return None
 
 
 async def finish_hand(table: TableState) -> None:

@@ -113,8 +113,8 @@ class TableManager:
     async def create(
         self, settings: TableSettings, *, host_user_id: int | None, password_hash: str | None
     ) -> Table:
-        """A new table, run here; refused when this process is stopping or full (routing
-        the request to a process with room needs the command routing, not built yet)."""
+        """A new table, run here; refused when this process is stopping or full (the lobby
+        then asks a process with room: `app.api.table_ops`)."""
         if self.draining:
             raise TableError("server_stopping", "this server is stopping: try again shortly")
         invite = secrets.token_urlsafe(24) if settings.private else None
@@ -177,7 +177,7 @@ class TableManager:
                 log.error("table %s: lease lost to another process; stopped here", table_id)
                 await self._let_go(table)
         for table in self.tables.values():
-            if table.outgoing:  # held while the lease was in doubt (`Table._flush`)
+            if table.outgoing or table.frozen is not None:  # its lease is sure again
                 table.post(m.Wake())
         return lost
 

@@ -153,7 +153,10 @@ async def viewers_gone(table: TableState, msg: m.ViewersGone) -> None:
 
 
 async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:
+    """Only what the table surely published (the table answers no read while anything it said
+    waits: `Table._gate`), so a client is never told what no other watcher will be."""
     last = msg.last_v
+    assert table.published == table.version, "a read answered with events unpublished"
     first_kept = table.ring[0][0] if table.ring else table.version + 1
     if (
         msg.epoch == table.epoch
@@ -173,7 +176,8 @@ async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:
 
 
 async def wake(table: TableState, msg: m.Wake) -> None:
-    """Deal if a hand may start; what waits is published after every message anyway."""
+    """Deal if a hand may start; what waits is published before and after every message
+    anyway, and a frozen table that reaches its players again resumes (`Table._gate`)."""
     table.want_hand()
 
 

@@ -152,6 +152,8 @@ class TableRouter:
             except TableError as exc:
                 if exc.code not in _MOVED_CODES or self.directory is None:
                     raise
+            # it let the table go, or is not sure it still runs it: ask who does
+            return await self.ask(table_id, "request", {"msg": m.to_wire(msg)}, local=False)
         return await self.ask(table_id, "request", {"msg": m.to_wire(msg)})
 
     def post(self, table_id: int, msg: m.Message) -> None:
@@ -167,12 +169,14 @@ class TableRouter:
         with contextlib.suppress(TableError):
             await self.ask(table_id, "request", {"msg": m.to_wire(msg)})
 
-    async def ask(self, table_id: int, op: str, args: dict[str, Any]) -> Any:
-        """Run table op `op` where the table runs; its refusal raises `TableError` here."""
+    async def ask(self, table_id: int, op: str, args: dict[str, Any], *, local: bool = True) -> Any:
+        """Run table op `op` where the table runs; its refusal raises `TableError` here.
+        `local=False`: the table here just said it may not run here any more (it let the
+        table go, or its lease is in doubt): find its owner before asking it again."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         while True:
-            table = self.tables.get(table_id)
+            table = self.tables.get(table_id) if local else None
             if table is not None:
                 try:
                     return await self.table_ops[op](table, args)
@@ -181,11 +185,17 @@ class TableRouter:
                         raise
                 if loop.time() >= deadline:
                     raise moving() from None
-                continue  # it moved on while we asked: find where
+                local = False  # it moved on (or may have) while we asked: find where
+                continue
             if self.directory is None:
                 raise no_such_table()
             owner = await self._owner(table_id, deadline)
-            if owner is None:  # ours now (claimed just now): ask the local table
+            if owner is None:  # it runs here (claimed just now, or its lease not yet lost)
+                if not local:  # it said it may not: until a renewal settles it, wait
+                    if loop.time() >= deadline:
+                        raise moving()
+                    await asyncio.sleep(0.1)
+                local = True
                 continue
             try:
                 return await self._send(owner, op, args, deadline, table_id)
@@ -203,7 +213,13 @@ class TableRouter:
         assert self.directory is not None
         loop = asyncio.get_running_loop()
         while True:
-            where = await self.directory.whereabouts(table_id)
+            try:
+                where = await self.directory.whereabouts(table_id)
+            except Exception as exc:  # the database is away: the asker tries again
+                log.warning("router: where table %s runs is unknown (%s)", table_id, exc)
+                raise TableError(
+                    "unavailable", "the servers cannot find this table just now: try again"
+                ) from None
             if not where.open:
                 self.owners.pop(table_id, None)
                 raise no_such_table()

@@ -144,6 +144,7 @@ class TableState(Protocol):
     viewers: dict[tuple[int, str], int]  # (user, process holding the socket) -> sockets
     observers: int
     version: int
+    published: int
     epoch: str
     ring: deque[Kept]
     voided: list[dict[str, Any]]
@@ -166,6 +167,7 @@ class TableState(Protocol):
     def seat_list(self) -> list[dict[str, Any]]: ...
     def info(self) -> dict[str, Any]: ...
     def observer_count(self) -> int: ...
+    def freeze(self, why: str) -> None: ...
 
 
 __all__ = [

@@ -32,7 +32,7 @@ from app.inbox import Inbox
 from app.store.hands import HandFinish, HandStart
 from app.tables import dealing, hosting, publishing, seating
 from app.tables import messages as m
-from app.tables.clock import Alarm, Clock
+from app.tables.clock import Alarm, Clock, TimerHandle
 from app.tables.errors import MOVED, TableError
 from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY
@@ -41,7 +41,7 @@ from app.tables.state import MOVES, DeckSource, Kept, Lifecycle, Recording, Seat
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
 from app.wire.envelope import encode, placeholder
-from app.wire.events import HandVoided, PostAnteDue, ServerEvent
+from app.wire.events import HandVoided, PostAnteDue, ServerEvent, TableResumed
 
 __all__ = ["MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table"]
 
@@ -49,6 +49,19 @@ log = logging.getLogger("app.tables")
 
 # finished hands a table may have unwritten before it deals again: what a crash can undo
 MAX_UNWRITTEN = 2
+RETRY_SECONDS = 1.0  # a table cut off from its players looks again this often
+
+# What moves the game on (players' and hosts' commands, the table's own timers, bots): handled
+# only while what the table says surely reaches its players (`Table.reaches`).
+GAME: frozenset[type] = frozenset({
+    m.Sit, m.TopUp, m.Leave, m.SitOut, m.SitIn, m.AutoPost, m.PostAnte, m.Act, m.Chat,
+    m.HostSettings, m.HostPause, m.HostRemove, m.HostBots, m.HostClose,
+    m.TimedOut, m.BotAct, m.StartHand,
+})  # fmt: skip
+TIMERS: frozenset[type] = frozenset({m.TimedOut, m.BotAct, m.StartHand})
+# What a watcher reads (being counted, catching up): answered only by a table that surely
+# still runs here, from what it surely published.
+READS: frozenset[type] = frozenset({m.Join, m.Resync})
 
 
 class Table:
@@ -96,6 +109,7 @@ class Table:
         self.turn_id = 0
         self.button = -1
         self.version = 0
+        self.published = 0  # the last version surely published: all a watcher may be told
         self.epoch = secrets.token_hex(4)
         self.ring: deque[Kept] = deque(maxlen=HISTORY)
         self.lifecycle = Lifecycle.OPEN
@@ -116,6 +130,10 @@ class Table:
         self.turn_alarm = Alarm(self.clock)  # the action timer (R19)
         self.start_token = 0  # the scheduled start that counts (older ones are stale)
         self.unwritten = 0  # finished hands the hand writer has not written yet
+        # why the table's clocks are stopped ("lease", "fanout", "database"), and since when
+        self.frozen: str | None = None
+        self.frozen_at = 0.0
+        self._retry: TimerHandle | None = None
 
     # -- life ------------------------------------------------------------------------------
 
@@ -150,6 +168,9 @@ class Table:
     async def stop(self) -> None:
         """Stop the task (server shutdown): a hand in progress is left unsettled (void)."""
         self.turn_alarm.cancel()
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         await self.numbers.stop()
         if self.task is not None and not self.task.done():
             self.task.cancel()
@@ -172,8 +193,10 @@ class Table:
     async def run(self) -> None:
         while not self.closed:
             msg, future = await self.mailbox.get()
+            if self.outgoing:  # what waits (held, or its publishing failed) goes first
+                await self._flush()
             try:
-                result = await self._handle(msg)
+                result = await self._handle(msg) if self._gate(msg) else None
             except TableError as exc:
                 if future is not None and not future.done():
                     future.set_exception(exc)
@@ -265,12 +288,82 @@ class Table:
             # the lease may have moved on (this process was paused or cut off): a newer owner
             # may be dealing this table, so nothing goes out until a renewal says it is ours
             # (the manager then sends `Wake`) or the table stops here
+            self.freeze("lease")
             return
         out, self.outgoing = self.outgoing, []
         try:
             await self.fanout.publish_many(out)
-        except Exception:
-            log.exception("table %s: could not publish %d events", self.id, len(out))
+        except Exception as exc:
+            # kept, in order, for the next try: nothing said is lost, nothing skips ahead
+            self.outgoing[:0] = out
+            if self.frozen is None:
+                log.warning("table %s: could not publish %d events (%s)", self.id, len(out), exc)
+            self.freeze("fanout")
+            return
+        if not self.outgoing:
+            self.published = self.version
+
+    # -- reaching the players: no clock runs while what the table says may reach nobody -----
+
+    def reaches(self) -> bool:
+        """Whether what the table says now surely reaches its players: it surely still holds
+        its lease, its fan-out is connected, and nothing it said waits to be published."""
+        return not self.outgoing and self.fanout.reachable and self.store.holds(self.id)
+
+    def freeze(self, why: str) -> None:
+        """Stop the table's clocks: no turn times out, no bot acts, no hand is dealt, and
+        players' commands are refused, until it reaches its players again (`_resume`)."""
+        if self.frozen is None:
+            self.frozen = why
+            self.frozen_at = self.clock.monotonic()
+            log.warning("table %s: cannot reach its players (%s): its clocks stop", self.id, why)
+            self.turn_alarm.clear()
+            if self.lifecycle is Lifecycle.STARTING:
+                self.become(Lifecycle.OPEN)  # `_resume` asks for the hand again
+        if self._retry is None:
+            self._retry = self.clock.call_later(RETRY_SECONDS, self._look_again)
+
+    def _look_again(self) -> None:
+        self._retry = None
+        self.post(m.Wake())
+
+    def _resume(self) -> None:
+        """The table reaches its players again: it says so, and whoever was to act gets the
+        whole clock (a turn nobody could see never timed out)."""
+        why, since = self.frozen, self.frozen_at
+        self.frozen = None
+        log.warning("table %s: reaches its players again; play resumes", self.id)
+        self.say(TableResumed(str(why), round((self.clock.monotonic() - since) * 1000)))
+        if self.hand is not None and self.hand.to_act is not None:
+            dealing.start_turn(self)
+        elif self.lifecycle is Lifecycle.OPEN:
+            self.want_hand()
+
+    def _gate(self, msg: m.Message) -> bool:
+        """Whether `msg` is handled now. A watcher's read needs the lease surely held (else
+        `not_here`: the router looks for the table's current owner) and everything said
+        published; a game message needs the table to reach its players: if it does not, the
+        table freezes, a timer's message is dropped and a command refused."""
+        kind = type(msg)
+        if kind in READS and not self.store.holds(self.id):
+            raise TableError("not_here", "this server may no longer run this table")
+        if self.frozen is None and kind in GAME and not self.reaches():
+            self.freeze("lease" if not self.store.holds(self.id) else "fanout")
+        elif self.frozen is not None and self.reaches():
+            self._resume()
+        if self.frozen is None:
+            return True
+        self.freeze(self.frozen)  # and look again soon
+        if kind in TIMERS:
+            return False  # given back in full when the table resumes
+        if kind in GAME:
+            raise TableError(
+                "table_frozen",
+                "the table cannot reach its players just now: its clock is stopped until it can",
+            )
+        if kind is m.Resync and self.published != self.version:
+            raise TableError("unavailable", "the table cannot reach its players just now")
+        return True
 
     # -- what others read ------------------------------------------------------------------
 
@@ -362,7 +455,7 @@ class Table:
 
     async def _deal(self) -> None:
         """STARTING: deal the next hand if it may be dealt, else wait (OPEN or SAVING)."""
-        if self.paused or self.draining:
+        if self.paused or self.draining or self.frozen is not None:
             self.become(Lifecycle.OPEN)  # unpausing asks again; a drained table moves on
             return
         if self.pending_settings is not None:

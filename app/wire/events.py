@@ -208,6 +208,21 @@ class HandVoided(ServerEvent):
 
 
 @dataclass(slots=True)
+class TableResumed(ServerEvent):
+    """The table could not reach its players for a while (its lease in doubt, the fan-out or
+    the database away) and stopped its clocks meanwhile: nobody timed out, no hand was dealt.
+    It reaches them again; whoever is to act gets the whole clock (a new `turn` follows)."""
+
+    type: ClassVar[str] = "resumed"
+    audience: ClassVar[Audience] = "public"
+    reason: str = field(metadata=_doc('"lease", "fanout" or "database"'))
+    paused_ms: int = field(metadata=_doc("how long the clocks were stopped"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "resumed", "reason": self.reason, "paused_ms": self.paused_ms}
+
+
+@dataclass(slots=True)
 class Closed(ServerEvent):
     """The table closed: every stack is back with its owner."""
 
@@ -323,7 +338,7 @@ class Error(ServerEvent):
 
 TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
     DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
-    Closed, PostAnteDue, DealRevealed, SeatDealRevealed,
+    TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed,
 )  # fmt: skip
 REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
 
