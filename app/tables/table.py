@@ -349,8 +349,8 @@ class Table:
             raise TableError("not_here", "this server may no longer run this table")
         if self.frozen is None and kind in GAME and not self.reaches():
             self.freeze("lease" if not self.store.holds(self.id) else "fanout")
-        elif self.frozen is not None and self.reaches():
-            self._resume()
+        elif self.frozen is not None and kind is m.Wake and self.reaches():
+            self._resume()  # on a look again (`RETRY_SECONDS`, or a renewal), not any message
         if self.frozen is None:
             return True
         self.freeze(self.frozen)  # and look again soon
