@@ -23,7 +23,6 @@ from app.tables.state import Lifecycle
 from app.tables.store import TableStore
 from app.tables.table import DeckSource, Table
 from app.tables.writer import HandWriter
-from app.wire.envelope import owner_notice
 
 log = logging.getLogger("app.tables.manager")
 
@@ -95,11 +94,7 @@ class TableManager:
                 stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
                 table = Table.restore(stored, **self._kwargs())
                 self.tables[table.id] = table
-                notice = owner_notice(self.store.owner, table.epoch)
-                try:  # before the table's first event: a socket resyncs, then reads on
-                    await self.fanout.publish(table.channel, notice)
-                except Exception as exc:  # the fan-out is away: its sockets resync on its GAP
-                    log.warning("table %s: owner notice not sent (%s)", table.id, exc)
+                table.announce(self.store.owner)
                 table.start()
         if self.capacity is not None:  # a claim by a running process: a failover
             log.warning("claimed tables %s (their owner died or let them go)", claimed)

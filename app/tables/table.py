@@ -40,7 +40,7 @@ from app.tables.settings import TableSettings
 from app.tables.state import MOVES, DeckSource, Kept, Lifecycle, Recording, SeatInfo
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
-from app.wire.envelope import encode, placeholder
+from app.wire.envelope import encode, owner_notice, placeholder
 from app.wire.events import HandVoided, PostAnteDue, ServerEvent, TableResumed
 
 __all__ = ["MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table"]
@@ -156,6 +156,12 @@ class Table:
             table.seats[s.seat_no] = info
             table.by_user[s.user_id] = s.seat_no
         return table
+
+    def announce(self, owner: str) -> None:
+        """A new owner (a failover, a move): its notice goes out before the table's first
+        event, and like every event it waits for the fan-out while Redis is away, so every
+        process's sockets at the table learn of the new owner and resync."""
+        self.outgoing.append((self.channel, owner_notice(owner, self.epoch)))
 
     def start(self) -> None:
         for void in self.voided:  # players who reconnect see the cancelled hand
@@ -336,8 +342,10 @@ class Table:
         self.say(TableResumed(str(why), round((self.clock.monotonic() - since) * 1000)))
         if self.hand is not None and self.hand.to_act is not None:
             dealing.start_turn(self)
-        elif self.lifecycle is Lifecycle.OPEN:
-            self.want_hand()
+            return
+        if self.lifecycle is Lifecycle.STARTING:
+            self.become(Lifecycle.OPEN)  # a start dropped while frozen: ask again
+        self.want_hand()
 
     def _gate(self, msg: m.Message) -> bool:
         """Whether `msg` is handled now. A watcher's read needs the lease surely held (else
@@ -427,8 +435,8 @@ class Table:
     def want_hand(self, delay: float | None = None) -> None:
         """Something changed that may let a hand be dealt: start one after the pause (or
         `delay`), unless one is on, on its way, waited for, or the table is closing."""
-        if self.lifecycle is not Lifecycle.OPEN:
-            return
+        if self.lifecycle is not Lifecycle.OPEN or self.frozen is not None:
+            return  # a frozen table asks again when it resumes
         self.become(Lifecycle.STARTING)
         self.start_token += 1
         token = self.start_token

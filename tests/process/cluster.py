@@ -160,6 +160,10 @@ class Cluster:
             )
             return {n: st for n, st in rows}
 
+    @property
+    def namespace(self) -> str:
+        return self.envs[0]["REDIS_NAMESPACE"]
+
     def ledger_ok(self) -> None:
         check = ledger_check(self.envs[0])
         assert check.returncode == 0, check.stdout + check.stderr
@@ -177,12 +181,13 @@ class Cluster:
 
         return await until(moved, f"another process claims table {table_id}", timeout)
 
-    async def seated(self, at: tuple[int, int] = (1, 2)) -> Stage:
-        """Process 0 runs a table; ann plays through process `at[0]`, bob through `at[1]`.
-        Two hands are played, the third stops at its first turn (its start row written)."""
+    async def seated(self, at: tuple[int, int] = (1, 2), **settings: Any) -> Stage:
+        """Process 0 runs a table (of `TABLE` and `settings`); ann plays through process
+        `at[0]`, bob through `at[1]`. Two hands are played, the third stops at its first turn
+        (its start row written)."""
         ann, ann_token = await self.user(0, "ann")
         bob, bob_token = await self.user(0, "bob")
-        table_id = await self.create(0, ann_token)
+        table_id = await self.create(0, ann_token, **settings)
         assert await self.runner(table_id) == 0
         players = [
             await Player.connect(self.ports[at[0]], table_id, ann_token, ann),
