@@ -24,6 +24,7 @@ from app.store import accounts, ledger
 from app.store.db import Database
 from app.tables import FakeClock, Table
 from app.tables import messages as m
+from app.wire.limits import MAX_TRANSPORT_FRAME
 from tests.store.factories import make_user
 
 Frame = dict[str, Any]
@@ -88,7 +89,7 @@ async def live_server(db: Database, fanout: BaseFanout, clock: FakeClock) -> Asy
         host="127.0.0.1",
         port=0,
         lifespan="off",
-        ws_max_size=4096,
+        ws_max_size=MAX_TRANSPORT_FRAME,  # as `python -m app serve`
         ws_per_message_deflate=False,
         log_level="warning",
         # never wait long for a connection at shutdown (uvicorn would wait for every one)
