@@ -22,6 +22,7 @@ from app.fanout import BaseFanout
 from app.main import create_app
 from app.store import accounts, ledger
 from app.store.db import Database
+from app.store.passwords import Passwords
 from app.tables import FakeClock, Table
 from app.tables import messages as m
 from app.wire.limits import MAX_TRANSPORT_FRAME
@@ -83,7 +84,10 @@ class Live:
 @asynccontextmanager
 async def live_server(db: Database, fanout: BaseFanout, clock: FakeClock) -> AsyncIterator[Live]:
     app = create_app()
-    services = await start_table_services(app, db=db, fanout=fanout, clock=clock, freeze_gc=False)
+    cheap = Passwords(time_cost=1, memory_kib=8192, parallelism=1)  # tests hash often
+    services = await start_table_services(
+        app, db=db, fanout=fanout, clock=clock, passwords=cheap, freeze_gc=False
+    )
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
