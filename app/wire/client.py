@@ -82,7 +82,8 @@ class SitMsg(ClientMessage):
 
 
 class TopUpMsg(ClientMessage):
-    """Between hands; during a hand you are in, it is queued for its end (`queued: true`)"""
+    """Between hands; during a hand you are in, it is queued for its end (`queued: true`),
+    unless your balance cannot pay it with those already queued (`insufficient_funds`)"""
 
     type: Literal["top_up"]
     amount: Chips
