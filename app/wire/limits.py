@@ -17,8 +17,10 @@ REQUEST_ID_PATTERN = r"^[A-Za-z0-9_.:-]+$"
 HAND_ID_MAX = 32  # characters of a `hand_id` an `act` names
 EPOCH_MAX = 16  # characters of a table's `epoch` a `resync` names
 MAX_CHIPS = 10**12  # any amount of chips a message names
+CHANGES_DEPTH = 16  # levels of a host's settings changes (the servers' JSON takes 254)
 
 __all__ = [
+    "CHANGES_DEPTH",
     "CHAT_MAX",
     "EPOCH_MAX",
     "HAND_ID_MAX",

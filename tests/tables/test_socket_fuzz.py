@@ -59,7 +59,13 @@ def cases(hand_id: str, turn_id: int) -> list[tuple[str, str]]:
         (json.dumps({"type": "ping", "x": 1})[:-1] + ', "y": ' + nested(1000) + "}",
          "invalid_message"),
         ('{"type": "chat", "text": ' + nested(1000) + "}", "invalid_message"),
+        # the one field of any JSON: too deep to pass between the servers (their JSON
+        # encoder stops at 254 levels), and shallow enough for the table to name
         ('{"type": "host_settings", "changes": {"ante": ' + nested(1000) + "}}",
+         "invalid_message"),
+        ('{"type": "host_settings", "changes": {"ante": ' + nested(300) + "}}",
+         "invalid_message"),
+        ('{"type": "host_settings", "changes": {"ante": ' + nested(3) + "}}",
          "invalid_settings"),
         ('{"type": "host_settings", "changes": ' + nested(1000, '{"a":', "}", "1") + "}",
          "too_large"),
