@@ -386,7 +386,7 @@ class TableRouter:
             raise TableError("table_moved", MOVED)
         to = args.get("to")
         target = await self._target(str(to) if to else None)
-        owner: list[str | None] = [self.me]
+        owner: list[str | None] = [None]  # let go, and (not yet) claimed
 
         async def then(table_ids: list[int]) -> None:
             taken = await self.hand_over(table_ids, target)
@@ -398,7 +398,7 @@ class TableRouter:
             owner[0] = self.me if table_id in back else None
 
         moved = await self.tables.move(table_id, float(args.get("seconds", 30.0)), then)
-        return {"moved": moved, "target": target, "owner": owner[0]}
+        return {"moved": moved, "target": target, "owner": owner[0] if moved else self.me}
 
     # -- answering -------------------------------------------------------------------------
 
