@@ -324,13 +324,14 @@ class TableRouter:
         async def give(process: str, tables: list[int]) -> None:
             try:
                 claimed = await self.ask_process(process, "claim", {"tables": tables})
-                for table_id in claimed:
-                    self.owners[table_id] = process
-                    taken[int(table_id)] = process
             except TableError as exc:
                 log.warning("tables %s not handed to %s (%s)", tables, process, exc.code)
-            declined = sorted(set(tables) - set(taken))
-            if declined:
+                return
+            for table_id in claimed:
+                self.owners[table_id] = process
+                taken[table_id] = process
+            declined = sorted(set(tables) - set(claimed))
+            if declined:  # it filled up meanwhile: free until some process claims them
                 log.warning("tables %s not taken by %s", declined, process)
 
         await asyncio.gather(*(give(p, t) for p, t in given.items()))
