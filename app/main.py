@@ -59,6 +59,7 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         db=db,
         fanout=fanout,
         allowed_origins=settings.allowed_origin_set,
+        passwords=application.state.passwords,  # table passwords cost what logins do
         manager=manager,
         # several processes (they need Redis): a table may run on another one
         directory=None

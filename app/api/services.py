@@ -60,7 +60,8 @@ async def start_table_services(
         fanout,
         manager,
         router,
-        passwords or Passwords(time_cost=1, memory_kib=8192, parallelism=1),
+        # the site's cost (ARGON2_*), the one accounts hash with; never a cheaper one
+        passwords or getattr(app.state, "passwords", None) or Passwords(),
         allowed_origins,
         collector,
     )

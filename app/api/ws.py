@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
+from starlette.websockets import WebSocketState
 
 from app.api.lobby import Player, TableServices, authenticate, get_services
 from app.engine import money
@@ -301,21 +302,33 @@ async def read(conn: Connection) -> None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(CLOSE_UNSUPPORTED, "text frames only (JSON)"), 1.0)
             return
-        if len(text) > MAX_FRAME:
-            await conn.reply(
-                Error(None, "too_large", f"messages are at most {MAX_FRAME} bytes").body()
-            )
-            continue
+        # counted before anything else: an oversized or malformed frame is a message too
         if not limit.allow():
             if limit.refused > MAX_REFUSED:
                 await ws.close(CLOSE_POLICY, "too many messages")
                 return
             await conn.reply(Error(ref_of(text), "rate_limited", "slow down").body())
             continue
-        await handle(conn, text)
+        if len(text) > MAX_FRAME or len(text.encode()) > MAX_FRAME:
+            await conn.reply(
+                Error(None, "too_large", f"messages are at most {MAX_FRAME} bytes").body()
+            )
+            continue
+        try:
+            await handle(conn, text)
+        except (WebSocketDisconnect, TimeoutError):
+            raise
+        except Exception:
+            if ws.application_state is not WebSocketState.CONNECTED:
+                return  # it went away while answered
+            # a bug of ours: said in the log and to the client, and the socket stays open
+            log.exception("table %s: failed handling a client's message", conn.table.id)
+            await conn.reply(Error(ref_of(text), "internal_error", "the server failed").body())
 
 
 def ref_of(text: str) -> str | None:
+    if len(text) > MAX_FRAME:
+        return None  # not parsed: not worth the work
     try:
         data = from_json(text)
     except ValueError:
@@ -330,7 +343,11 @@ async def handle(conn: Connection, text: str) -> None:
     except ValueError:
         await conn.reply(Error(None, "bad_json", "that is not JSON").body())
         return
-    ref = data.get("ref") if isinstance(data, dict) and isinstance(data.get("ref"), str) else None
+    if not isinstance(data, dict):  # pydantic's error for it names no field
+        what = "a message is a JSON object with a `type`"
+        await conn.reply(Error(None, "invalid_message", what).body())
+        return
+    ref = data.get("ref") if isinstance(data.get("ref"), str) else None
     try:
         msg = c.client_message.validate_python(data)
     except ValidationError as exc:
@@ -338,11 +355,12 @@ async def handle(conn: Connection, text: str) -> None:
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             code, message = "unknown_type", "unknown message type"
         else:
-            where = ".".join(str(x) for x in first["loc"])
+            loc = first["loc"]
+            where = ".".join(str(x) for x in loc)
             what = first["msg"]
-            if first["loc"][-1] == "amount":  # in dollars, as the table shows amounts
+            if loc and loc[-1] == "amount":  # in dollars, as the table shows amounts
                 what = f"a whole number of cents, {money.chips(1)} to {money.chips(MAX_CHIPS)}"
-            code, message = "invalid_message", f"{where}: {what}"
+            code, message = "invalid_message", f"{where}: {what}" if where else what
         await conn.reply(Error(ref[:REF_MAX] if ref else None, code, message).body())
         return
     try:

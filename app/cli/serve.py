@@ -9,7 +9,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from app.config import Settings, get_settings
-from app.wire.limits import MAX_FRAME
+from app.wire.limits import MAX_TRANSPORT_FRAME
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         host=settings.host,
         port=settings.port,
         ws_per_message_deflate=False,  # small JSON: compression costs CPU, saves nothing
-        ws_max_size=MAX_FRAME,
+        ws_max_size=MAX_TRANSPORT_FRAME,  # the socket answers a frame over MAX_FRAME
         log_level="info",
         forwarded_allow_ips=settings.forwarded_allow_ips,  # behind nginx: its forwarded headers
     )

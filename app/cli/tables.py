@@ -1,6 +1,11 @@
 """Where the tables run, and moving one: `python -m app tables where` lists the live server
 processes and the tables each runs; `python -m app tables move ID [--to PROCESS]` asks the
-table's owner to hand it over between hands (to PROCESS, else the process with most room)."""
+table's owner to hand it over between hands (to PROCESS, else the process with most room).
+
+`move` exits 0 once the table runs on the target (read back from its lease); 1 when nothing
+moved (refused: no such table or process, the target is full or silent; or the hand did
+not end in time); 2 when the table was let go but landed elsewhere (the target did not take
+it after all): it says where."""
 
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from app.tables.errors import TableError
 from app.tables.router import TableRouter
 from app.tables.table import Table
 
-EXIT_OK, EXIT_REFUSED = 0, 1
+EXIT_OK, EXIT_REFUSED, EXIT_ELSEWHERE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,9 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "move",
         help="move a table to another process between hands",
         description=(
-            "The table's owner deals no new hand; once the hand being played is over and "
+            "Refused at once when the target is full, silent or not a live process. Else the "
+            "table's owner deals no new hand; once the hand being played is over and "
             "written, it stops the table and the other process claims it (a new epoch; "
-            "players everywhere get its snapshot). Needs REDIS_URL and DATABASE_URL."
+            "players everywhere get its snapshot). Needs REDIS_URL and DATABASE_URL. "
+            "Exit 0: it runs on the target; 1: nothing moved; 2: it landed elsewhere."
         ),
     )
     move.add_argument("table", type=int)
@@ -74,6 +81,16 @@ async def _where() -> int:
     return EXIT_OK
 
 
+async def _claimed(directory: Directory, table_id: int, seconds: float) -> str | None:
+    """The table's owner once some process holds its lease (None: nobody within `seconds`)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        where = await directory.whereabouts(table_id)
+        if where.owner is not None or asyncio.get_running_loop().time() >= deadline:
+            return where.owner
+        await asyncio.sleep(0.1)
+
+
 class _NoTables:
     """This command runs no table: every table is another process's."""
 
@@ -111,13 +128,28 @@ async def _move(table_id: int, to: str | None, seconds: float) -> int:
             print(f"table {table_id} is not running anywhere now", file=sys.stderr)
             return EXIT_REFUSED
         args = {"table": table_id, "to": to, "seconds": seconds}
-        moved = await router.ask_process(where.owner, "move", args)
-        if not moved:
-            print(f"table {table_id}: its hand did not end in {seconds} s", file=sys.stderr)
+        answer = await router.ask_process(where.owner, "move", args)
+        if not answer["moved"]:
+            print(
+                f"table {table_id}: its hand did not end in {seconds} s; "
+                f"it plays on at {where.owner}",
+                file=sys.stderr,
+            )
             return EXIT_REFUSED
-        now = await directory.whereabouts(table_id)
-        print(f"table {table_id} moved from {where.owner} to {now.owner or '(being claimed)'}")
-        return EXIT_OK
+        target = answer["target"]
+        # what the leases say, not what was hoped: a table nobody took is claimed by a
+        # heartbeat within a lease time
+        owner = await _claimed(directory, table_id, settings.lease_seconds * 2)
+        if owner == target:
+            print(f"table {table_id} moved from {where.owner} to {target}")
+            return EXIT_OK
+        said = f"runs on {owner}" if owner else "is not claimed by any process yet"
+        again = " again" if owner == where.owner else ""
+        print(
+            f"table {table_id} did not move to {target} (it did not take it); it {said}{again}",
+            file=sys.stderr,
+        )
+        return EXIT_ELSEWHERE
     except TableError as exc:
         print(f"table {table_id}: {exc.message} ({exc.code})", file=sys.stderr)
         return EXIT_REFUSED

@@ -67,6 +67,8 @@ class TableManager:
 
     def room(self) -> int | None:
         """How many more tables this process may run (None: no limit)."""
+        if self.draining:
+            return 0  # it claims nothing more
         if self.capacity is None:
             return None
         return max(0, self.capacity - sum(1 for t in self.tables.values() if not t.closed))

@@ -96,7 +96,11 @@ class TableRouter:
         self.directory = directory
         self.timeout = timeout
         self.table_ops: dict[str, TableOp] = {"request": _request}
-        self.process_ops: dict[str, ProcessOp] = {"claim": self._claim, "move": self._move}
+        self.process_ops: dict[str, ProcessOp] = {
+            "claim": self._claim,
+            "move": self._move,
+            "room": self._room,
+        }
         self.owners: dict[int, str] = {}  # table -> the process last known to run it
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._sub: Subscription | None = None
@@ -313,12 +317,13 @@ class TableRouter:
 
     # -- tables changing hands -------------------------------------------------------------
 
-    async def hand_over(self, table_ids: list[int], to: str | None = None) -> None:
+    async def hand_over(self, table_ids: list[int], to: str | None = None) -> dict[int, str]:
         """These tables were let go here (between hands): have another live process claim
         them now (`to`, or those with room, the most room first) rather than at its next
-        heartbeat. One that nobody takes stays free: any process's heartbeat claims it."""
+        heartbeat. One that nobody takes stays free: any process's heartbeat claims it.
+        Returns who claimed which."""
         if not table_ids:
-            return
+            return {}
         if to is not None and to != self.me:
             targets = [to] * len(table_ids)
         else:
@@ -330,34 +335,87 @@ class TableRouter:
         given: dict[str, list[int]] = {}
         for table_id, process in zip(table_ids, targets, strict=False):
             given.setdefault(process, []).append(table_id)
+        taken: dict[int, str] = {}
 
         async def give(process: str, tables: list[int]) -> None:
             try:
                 claimed = await self.ask_process(process, "claim", {"tables": tables})
-                for table_id in claimed:
-                    self.owners[table_id] = process
             except TableError as exc:
                 log.warning("tables %s not handed to %s (%s)", tables, process, exc.code)
+                return
+            for table_id in claimed:
+                self.owners[table_id] = process
+                taken[table_id] = process
+            declined = sorted(set(tables) - set(claimed))
+            if declined:  # it filled up meanwhile: free until some process claims them
+                log.warning("tables %s not taken by %s", declined, process)
 
         await asyncio.gather(*(give(p, t) for p, t in given.items()))
+        return taken
 
     async def _claim(self, args: dict[str, Any]) -> list[int]:
         """Another process let these tables go for this one to run."""
         return await self.tables.adopt([int(t) for t in args["tables"]])
 
-    async def _move(self, args: dict[str, Any]) -> bool:
+    async def _room(self, args: dict[str, Any]) -> int | None:
+        """How many more tables this process would take now (None: no limit)."""
+        return self.tables.room()
+
+    async def _target(self, to: str | None) -> str:
+        """Where a table of this process may move: `to`, or the live process with the most
+        room. Refused (`TableError`, before anything stops) when it is this process, not a
+        live one, does not answer, or has no room: asked itself, not the leases' count."""
+        rooms = await self.rooms()
+        if to is not None:
+            if to == self.me:
+                raise TableError("invalid_target", f"the table already runs on {to}")
+            if to not in {r.process for r in rooms}:
+                raise TableError(
+                    "no_such_process", f"no live server process {to} (see `tables where`)"
+                )
+            candidates = [to]
+        else:
+            candidates = [r.process for r in rooms if r.free > 0]
+        for process in candidates:
+            try:
+                room = await self.ask_process(process, "room", {})
+            except TableError as exc:
+                if to is None:
+                    continue  # the next one, then
+                raise TableError(exc.code, f"server process {to} did not answer") from None
+            if room is None or room > 0:
+                return process
+        if to is not None:
+            raise TableError(
+                "server_full",
+                f"server process {to} runs as many tables as it may (TABLE_CAPACITY)",
+            )
+        raise TableError("server_full", "no other server process has room for the table")
+
+    async def _move(self, args: dict[str, Any]) -> dict[str, Any]:
         """Move a table this process runs to another (`to`, or the one with most room) once
-        its hand is over (at most `seconds`)."""
-        to = args.get("to")
-        target = str(to) if to else None
-
-        async def then(table_ids: list[int]) -> None:
-            await self.hand_over(table_ids, target)
-
+        its hand is over (at most `seconds`). The answer: `moved` (False: its hand did not
+        end in time, and it plays on here), the `target`, and `owner`, where it runs now: the
+        target, or this process again when the target did not take it after all (it filled
+        up or went away meanwhile), or None when nobody could (a heartbeat claims it)."""
         table_id = int(args["table"])
         if self.tables.get(table_id) is None:
             raise TableError("table_moved", MOVED)
-        return await self.tables.move(table_id, float(args.get("seconds", 30.0)), then)
+        to = args.get("to")
+        target = await self._target(str(to) if to else None)
+        owner: list[str | None] = [None]  # let go, and (not yet) claimed
+
+        async def then(table_ids: list[int]) -> None:
+            taken = await self.hand_over(table_ids, target)
+            if taken.get(table_id) == target:
+                owner[0] = target
+                return
+            # back here at once, not free until some heartbeat
+            back = await self.tables.adopt([table_id])
+            owner[0] = self.me if table_id in back else None
+
+        moved = await self.tables.move(table_id, float(args.get("seconds", 30.0)), then)
+        return {"moved": moved, "target": target, "owner": owner[0] if moved else self.me}
 
     # -- answering -------------------------------------------------------------------------
 

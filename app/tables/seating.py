@@ -111,6 +111,8 @@ async def top_up(table: TableState, msg: m.TopUp) -> dict[str, Any]:
     if cap is not None and info.stack + pending + msg.amount > cap:
         raise TableError("buy_in_too_large", f"a stack may hold at most {money.chips(cap)} here")
     if table.in_hand(info.seat):
+        # refused now, as it would be between hands: at the hand's end it could only be dropped
+        await affordable(table, msg.user_id, pending + msg.amount, queued=bool(info.top_ups))
         info.top_ups.append((msg.amount, key))
         answer = {"queued": True, "stack": info.stack}
     else:
@@ -119,6 +121,20 @@ async def top_up(table: TableState, msg: m.TopUp) -> dict[str, Any]:
         answer = {"queued": False, "stack": info.stack}
     remember(table, key, content, answer)
     return answer
+
+
+async def affordable(table: TableState, user_id: int, needed: int, *, queued: bool) -> None:
+    """Refuse a top-up the player's balance cannot pay (with those already `queued`) in the
+    ledger's words. The balance may still fall before the hand ends (a buy-in at another
+    table): the ledger has the last word then."""
+    balance = await table.store.balance(user_id)
+    if needed > balance:
+        also = " with the top-ups already queued" if queued else ""
+        raise TableError(
+            "insufficient_funds",
+            f"not enough chips: your balance holds {money.chips(balance)}, "
+            f"{money.chips(needed)} needed{also}",
+        )
 
 
 async def apply_top_up(table: TableState, info: SeatInfo, amount: int, key: str) -> None:

@@ -101,6 +101,7 @@ class TableStore(Protocol):
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None: ...
     async def void_interrupted(self, table_ids: Collection[int]) -> list[dict[str, Any]]: ...
     async def user_name(self, user_id: int) -> str: ...
+    async def balance(self, user_id: int) -> int: ...
     async def make_bot(self, table_id: int, first: str, chips: int) -> tuple[int, str]: ...
 
 
@@ -483,6 +484,11 @@ class LedgerTableStore:
         async with self.db.session() as s:
             name = await s.scalar(select(User.name).where(User.id == user_id))
             return name or f"user{user_id}"
+
+    async def balance(self, user_id: int) -> int:
+        """The player's balance: the chips they may still bring to a table."""
+        async with self.db.session() as s:
+            return await ledger.player_balance(s, user_id)
 
     async def make_bot(self, table_id: int, first: str, chips: int) -> tuple[int, str]:
         """A user for a bot, with `chips` granted from the bank to buy in with; returns its id

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.wire.limits import (
+    CHANGES_DEPTH,
     CHAT_MAX,
     EPOCH_MAX,
     HAND_ID_MAX,
@@ -35,6 +36,25 @@ RequestId = Annotated[
 ]
 Chips = Annotated[int, Field(gt=0, le=MAX_CHIPS, strict=True, description="in cents")]
 Seat = Annotated[int, Field(ge=0, lt=MAX_SEATS, strict=True)]
+
+
+def _shallow(changes: dict[str, Any]) -> dict[str, Any]:
+    """Settings are plain values: a wrong one is the table's to name (`invalid_settings`),
+    but one nested deeper than any JSON text the servers pass each other may hold is not
+    carried at all. Looked at without recursion (the parser allows 1024 levels)."""
+    level: list[Any] = [changes]
+    for _ in range(CHANGES_DEPTH):
+        level = [
+            inner
+            for value in level
+            if isinstance(value, dict | list)
+            for inner in (value.values() if isinstance(value, dict) else value)
+        ]
+        if not level:
+            return changes
+    raise ValueError(f"nested more than {CHANGES_DEPTH} deep")
+
+
 Action = Literal["fold", "check", "call", "bring_in", "complete", "bet", "raise", "show", "muck"]
 
 
@@ -82,7 +102,8 @@ class SitMsg(ClientMessage):
 
 
 class TopUpMsg(ClientMessage):
-    """Between hands; during a hand you are in, it is queued for its end (`queued: true`)"""
+    """Between hands; during a hand you are in, it is queued for its end (`queued: true`),
+    unless your balance cannot pay it with those already queued (`insufficient_funds`)"""
 
     type: Literal["top_up"]
     amount: Chips
@@ -154,7 +175,9 @@ class HostSettingsMsg(ClientMessage):
     """Host only; checked like a new table's settings, applied between hands"""
 
     type: Literal["host_settings"]
-    changes: dict[str, Any] = Field(description="any table setting but `private`")
+    changes: Annotated[dict[str, Any], AfterValidator(_shallow)] = Field(
+        description="any table setting but `private`"
+    )
     example: ClassVar[dict[str, Any]] = {"type": "host_settings", "changes": {"ante": 20}}
 
 

@@ -9,9 +9,11 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 
 from app.fanout import create_fanout
 from app.store.db import Database
+from app.store.models import PokerTable, User
 from app.tables import FakeClock
 from tests.api.conftest import make_settings
 from tests.api.test_accounts import login, register
@@ -103,3 +105,45 @@ async def test_the_lobby_reads_the_apps_own_settings(db_url: str, tmp_path: Path
         assert [t["name"] for t in (await http.get("/api/tables/mine")).json()["tables"]] == [
             "Mine"
         ]
+
+
+def argon2_cost(encoded: str) -> dict[str, int]:
+    """The m=, t= and p= an argon2 hash was made with (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`)."""
+    variant, _version, params = encoded.split("$")[1:4]
+    assert variant == "argon2id", encoded
+    return {k: int(v) for k, v in (pair.split("=") for pair in params.split(","))}
+
+
+async def test_a_table_password_is_hashed_at_the_sites_argon2_cost(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The site's ARGON2_* settings (here neither the defaults nor the tests' cheap ones) are
+    the cost of a private table's password, as of an account's."""
+    settings = make_settings(db_url, tmp_path).model_copy(
+        update={"argon2_time_cost": 2, "argon2_memory_kib": 12_288, "argon2_parallelism": 3}
+    )
+    want = {"m": 12_288, "t": 2, "p": 3}
+    async with running(settings) as (application, http):
+        assert (await register(http)).status_code == 201
+        assert (await login(http)).status_code == 200
+        made = await http.post(
+            "/api/tables",
+            json={"name": "Secret", "small_bet": 100, "private": True, "password": "hunter22"},
+        )
+        assert made.status_code == 201, made.text
+        db: Database = application.state.db
+        async with db.session() as s:
+            table_hash = await s.scalar(
+                select(PokerTable.password_hash).where(PokerTable.id == made.json()["table"]["id"])
+            )
+            user_hash = await s.scalar(select(User.password_hash))
+        assert table_hash is not None and user_hash is not None
+        assert argon2_cost(table_hash) == want == argon2_cost(user_hash)
+        # and it is the password that admits a guest
+        assert (await register(http, "Guest")).status_code == 201
+        assert (await login(http, "Guest")).status_code == 200
+        invite = made.json()["invite"]
+        wrong = await http.post("/api/tables/join", json={"invite": invite, "password": "nope"})
+        assert refusal(wrong) == (403, "bad_password")
+        right = await http.post("/api/tables/join", json={"invite": invite, "password": "hunter22"})
+        assert right.status_code == 200, right.text

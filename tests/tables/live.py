@@ -22,8 +22,10 @@ from app.fanout import BaseFanout
 from app.main import create_app
 from app.store import accounts, ledger
 from app.store.db import Database
+from app.store.passwords import Passwords
 from app.tables import FakeClock, Table
 from app.tables import messages as m
+from app.wire.limits import MAX_TRANSPORT_FRAME
 from tests.store.factories import make_user
 
 Frame = dict[str, Any]
@@ -82,13 +84,16 @@ class Live:
 @asynccontextmanager
 async def live_server(db: Database, fanout: BaseFanout, clock: FakeClock) -> AsyncIterator[Live]:
     app = create_app()
-    services = await start_table_services(app, db=db, fanout=fanout, clock=clock, freeze_gc=False)
+    cheap = Passwords(time_cost=1, memory_kib=8192, parallelism=1)  # tests hash often
+    services = await start_table_services(
+        app, db=db, fanout=fanout, clock=clock, passwords=cheap, freeze_gc=False
+    )
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
         port=0,
         lifespan="off",
-        ws_max_size=4096,
+        ws_max_size=MAX_TRANSPORT_FRAME,  # as `python -m app serve`
         ws_per_message_deflate=False,
         log_level="warning",
         # never wait long for a connection at shutdown (uvicorn would wait for every one)

@@ -163,6 +163,50 @@ async def test_r25_top_up_between_hands_at_once_and_during_a_hand_at_its_end(liv
     await ledger_ok(live)
 
 
+async def test_r25_a_top_up_the_balance_cannot_pay_is_refused_during_a_hand_too(
+    live: Live,
+) -> None:
+    """Refused at once with the error it gets between hands, not queued and dropped at the
+    hand's end; of several queued ones, the one that would overdraw is refused."""
+    host_id, host_token = await live.user("host")
+    ann_id, ann_token = await live.user("ann", balance=BUY_IN + 700)
+    created = await live.create_table(
+        host_token, name="Short", small_bet=100, ante=10, hand_pause_ms=int(PAUSE * 1000)
+    )
+    table_id = created["table"]["id"]
+    clients: dict[int, Client] = {}
+    for seat, (user_id, token) in enumerate([(host_id, host_token), (ann_id, ann_token)]):
+        clients[seat] = await Client.open(live, table_id, token, user_id)
+        sit = {"type": "sit", "seat": seat, "amount": BUY_IN, "request_id": f"buy{seat}"}
+        assert (await clients[seat].call(sit))["type"] == "ok"
+    ann = clients[1]
+    between = await ann.call({"type": "top_up", "amount": 800, "request_id": "b"})
+    assert between["type"] == "error" and between["code"] == "insufficient_funds", between
+    await live.settle(table_id, PAUSE)
+    assert 1 in dealt(live, table_id)
+    during = await ann.call({"type": "top_up", "amount": 800, "request_id": "d"})
+    assert (during["type"], during["code"], during["message"]) == (
+        "error", between["code"], between["message"]
+    )  # fmt: skip
+    first = await ann.call({"type": "top_up", "amount": 400, "request_id": "q1"})
+    assert first["result"] == {"queued": True, "stack": BUY_IN}
+    over = await ann.call({"type": "top_up", "amount": 400, "request_id": "q2"})
+    assert over["type"] == "error" and over["code"] == "insufficient_funds", over
+    assert over["message"] == (
+        "not enough chips: your balance holds $7, $8 needed with the top-ups already queued"
+    )
+    last = await ann.call({"type": "top_up", "amount": 300, "request_id": "q3"})
+    assert last["result"] == {"queued": True, "stack": BUY_IN}
+    assert await live.balance(ann_id) == 700  # queued: nothing moved yet
+    await play_hand(live, table_id, clients, calldown)
+    # both queued ones were made at the hand's end, to the last chip of her balance
+    assert await live.balance(ann_id) == 0
+    table = live.table(table_id)
+    assert table.seats[0].stack + table.seats[1].stack == 2 * BUY_IN + 700
+    assert await chips(live, table_id, [host_id, ann_id]) == (BALANCE + BUY_IN + 700,) * 2
+    await ledger_ok(live)
+
+
 async def test_r25_sitting_out_past_the_limit_frees_the_seat_and_returns_the_stack(
     live: Live,
 ) -> None:

@@ -127,7 +127,8 @@ async def test_a_table_that_moved_is_found_again(processes: list[Process]) -> No
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
     await c.router.request(table.id, m.Resync(7))
     assert c.router.owners[table.id] == "a"
-    assert await a.router.ask_process("a", "move", {"table": table.id, "to": "b", "seconds": 5})
+    moved = await a.router.ask_process("a", "move", {"table": table.id, "to": "b", "seconds": 5})
+    assert moved == {"moved": True, "target": "b", "owner": "b"}
     assert a.manager.get(table.id) is None and b.manager.get(table.id) is not None
     moved = b.manager.get(table.id)
     assert moved is not None
@@ -135,6 +136,62 @@ async def test_a_table_that_moved_is_found_again(processes: list[Process]) -> No
     answer = await c.router.request(table.id, m.Resync(7))
     assert answer["epoch"] == moved.epoch != table.epoch
     assert c.router.owners[table.id] == "b"
+
+
+async def _lease(db: Database, table_id: int) -> tuple[str | None, int]:
+    async with db.session() as s:
+        lease = await s.get(TableLease, table_id, populate_existing=True)
+    assert lease is not None
+    return lease.owner, lease.epoch
+
+
+async def test_a_move_the_target_cannot_take_is_refused_before_anything_stops(
+    processes: list[Process], sqlite_db: Database
+) -> None:
+    a, b, c = processes
+    table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
+    before = await _lease(sqlite_db, table.id)
+    b.manager.capacity = c.manager.capacity = 0  # full, whatever the registry's rows say
+
+    async def refusal(to: str | None) -> TableError:
+        with pytest.raises(TableError) as refused:
+            await a.router.ask_process("a", "move", {"table": table.id, "to": to, "seconds": 5})
+        return refused.value
+
+    full = await refusal("b")
+    assert full.code == "server_full" and "b runs as many tables as it may" in full.message
+    assert (await refusal(None)).code == "server_full"  # nobody else has room
+    assert (await refusal("ghost")).code == "no_such_process"
+    assert (await refusal("a")).code == "invalid_target"
+    # it never stopped: the same table, epoch and lease
+    assert a.manager.get(table.id) is table and not table.draining
+    assert await _lease(sqlite_db, table.id) == before
+    # with room again, the move goes through
+    c.manager.capacity = 10
+    moved = await a.router.ask_process("a", "move", {"table": table.id, "seconds": 5})
+    assert moved == {"moved": True, "target": "c", "owner": "c"}
+    assert c.manager.get(table.id) is not None and a.manager.get(table.id) is None
+
+
+async def test_a_target_that_fills_up_meanwhile_leaves_the_table_where_it_was(
+    processes: list[Process], sqlite_db: Database
+) -> None:
+    """b says it has room, then takes nothing (what a claim racing the move looks like): the
+    table is back on its owner at once rather than free until a heartbeat."""
+    a, b, _ = processes
+    table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
+    _, epoch = await _lease(sqlite_db, table.id)
+    b.manager.capacity = 0
+
+    async def room(args: dict[str, Any]) -> int:
+        return 1
+
+    b.router.process_op("room", room)
+    moved = await a.router.ask_process("a", "move", {"table": table.id, "to": "b", "seconds": 5})
+    assert moved == {"moved": True, "target": "b", "owner": "a"}
+    back = a.manager.get(table.id)
+    assert back is not None and back is not table and b.manager.get(table.id) is None
+    assert await _lease(sqlite_db, table.id) == ("a", epoch + 1)
 
 
 async def test_the_lobby_question_reaches_every_process(processes: list[Process]) -> None:
