@@ -6,11 +6,16 @@
 - `empty_db_url`: a fresh empty database (no tables), for migration tests.
 - `backend`: "sqlite" or "postgresql".
 
-PostgreSQL is `TEST_POSTGRES_URL` (default postgresql+asyncpg://postgres@127.0.0.1:5432/test).
+PostgreSQL is `TEST_POSTGRES_URL` (default postgresql+asyncpg://postgres@127.0.0.1:5432/test),
+Redis `TEST_REDIS_URL` (default redis://127.0.0.1:6379/0).
 Each pytest-xdist worker migrates its own template database once (`test_<worker>_<random>_t`)
 and each test gets a copy (`CREATE DATABASE … TEMPLATE`), dropped afterwards, so workers and
-tests never share state. With `CI=true` an unreachable PostgreSQL fails those tests; without
-it they are skipped. SQLite copies a migrated template file the same way.
+tests never share state. SQLite copies a migrated template file the same way.
+
+A test whose service (PostgreSQL, Redis, chromium, nginx) is missing calls `unavailable`:
+skipped on a developer's machine, failed with `CI=true`. Under `CI=true` every skip is a
+failure (`pytest_runtest_makereport` below): the suite has no other skips, so a skip there
+can only be a service test that did not run.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import pytest
 from sqlalchemy.engine import make_url
@@ -41,12 +46,33 @@ from app.store.migrate import upgrade  # noqa: E402
 T = TypeVar("T")
 
 PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+# The one reading of CI: GitHub, GitLab and most runners set CI=true; some say 1 or yes.
+IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+
+
+def unavailable(message: str) -> NoReturn:
+    """A service this test needs is not there: a skip, or with CI=true a failure."""
+    if IN_CI:
+        pytest.fail(f"{message} (CI=true: this test must run)", pytrace=False)
+    pytest.skip(message)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "postgresql: runs against the real PostgreSQL")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """With CI=true a skip fails the test: a green CI run means every service test ran, even
+    one that skips by some other road than `unavailable`."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if IN_CI and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped with CI=true, which allows no skip: {reason}"
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -121,10 +147,7 @@ def pg_server() -> Iterator[PgServer]:
     try:
         run_in_thread(lambda: server.execute("SELECT 1"))
     except Exception as exc:  # unreachable, refused, bad credentials …
-        message = f"PostgreSQL at {url.render_as_string()} is unreachable: {exc!r}"
-        if IN_CI:
-            pytest.fail(f"{message} (CI=true: PostgreSQL tests must run)", pytrace=False)
-        pytest.skip(message)
+        unavailable(f"PostgreSQL at {url.render_as_string()} is unreachable: {exc!r}")
     run_in_thread(lambda: server.execute(f"CREATE DATABASE {server.template}"))
     try:
         run_in_thread(lambda: _migrate(server.url_for(server.template)))

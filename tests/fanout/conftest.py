@@ -1,12 +1,12 @@
 """The same fan-out suite runs on `memory://` and on the real Redis.
 
-Redis tests skip when Redis is down, except in CI (`CI=true`), where they fail. Every
-Redis test gets its own channel namespace, so parallel workers never hear each other.
+Redis is `TEST_REDIS_URL` (tests/conftest.py). Its tests skip when Redis is down, except in
+CI (`CI=true`), where they fail. Every Redis test gets its own channel namespace, so parallel
+workers never hear each other.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable
 
@@ -15,15 +15,11 @@ import redis
 
 from app.fanout import BaseFanout, MemoryFanout
 from app.fanout.redis_backend import RedisFanout
+from tests.conftest import REDIS_URL, unavailable
 
-REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 QUEUE_SIZE = 1024
 
 FanoutFactory = Callable[[], BaseFanout]
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
 
 
 @pytest.fixture(scope="session")
@@ -33,10 +29,7 @@ def redis_url() -> str:
     try:
         client.ping()
     except (redis.RedisError, OSError) as exc:
-        message = f"Redis at {REDIS_URL} is unreachable: {exc}"
-        if _in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
+        unavailable(f"Redis at {REDIS_URL} is unreachable: {exc}")
     finally:
         client.close()
     return REDIS_URL

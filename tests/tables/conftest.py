@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,9 +11,7 @@ import pytest
 from app.fanout import BaseFanout, create_fanout
 from app.store.db import Database
 from app.tables import FakeClock, LedgerTableStore, TableManager
-
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from tests.conftest import REDIS_URL, unavailable
 
 
 @pytest.fixture
@@ -37,10 +34,7 @@ async def redis_fanout() -> BaseFanout:
         await fanout.publish("ping", "x")
     except Exception as exc:
         await fanout.close()
-        message = f"Redis at {REDIS_URL} is unreachable: {exc!r}"
-        if IN_CI:
-            pytest.fail(f"{message} (CI=true: Redis tests must run)", pytrace=False)
-        pytest.skip(message)
+        unavailable(f"Redis at {REDIS_URL} is unreachable: {exc!r}")
     return fanout
 
 

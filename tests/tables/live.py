@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from app.api.lobby import TableServices, start_table_services, stop_table_services
 from app.fanout import BaseFanout
@@ -29,6 +30,7 @@ from app.wire.limits import MAX_TRANSPORT_FRAME
 from tests.store.factories import make_user
 
 Frame = dict[str, Any]
+STARTUP_TIMEOUT = 30.0  # seconds for uvicorn to listen: a loaded machine, not a hang
 
 
 @dataclass
@@ -101,8 +103,12 @@ async def live_server(db: Database, fanout: BaseFanout, clock: FakeClock) -> Asy
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.005)
+    async with asyncio.timeout(STARTUP_TIMEOUT):
+        while not server.started:
+            if task.done():  # it gave up (the port, the app): say why
+                await task
+                raise RuntimeError("uvicorn stopped before it listened")
+            await asyncio.sleep(0.005)
     port = server.servers[0].sockets[0].getsockname()[1]
     live = Live(f"http://127.0.0.1:{port}", services, clock, db)
     try:
@@ -113,10 +119,14 @@ async def live_server(db: Database, fanout: BaseFanout, clock: FakeClock) -> Asy
         server.should_exit = True
         await task
         await stop_table_services(app)
+    # a bad frame no `wait` came to see still fails the test
+    for client in live.clients:
+        client.check()
 
 
 class Client:
-    """A WebSocket client that keeps every frame, answers calls by `ref`."""
+    """A WebSocket client that keeps every frame, answers calls by `ref`. A frame it cannot
+    read (binary, not JSON) stops it: `error` keeps why, and every `wait` raises it."""
 
     _refs = itertools.count(1)
 
@@ -126,6 +136,7 @@ class Client:
         self.frames: list[Frame] = []
         self.raw: list[str] = []
         self.changed = asyncio.Event()
+        self.error: Exception | None = None
         self.reader = asyncio.create_task(self._read())
         self.closed = False
 
@@ -147,12 +158,15 @@ class Client:
     async def _read(self) -> None:
         try:
             async for text in self.ws:
-                assert isinstance(text, str)
+                if not isinstance(text, str):
+                    raise ValueError(f"a binary frame: {text[:80]!r}")
                 self.raw.append(text)
                 self.frames.append(json.loads(text))
                 self.changed.set()
-        except Exception:
-            pass
+        except ConnectionClosed:
+            pass  # the server closed it, however abruptly: `closed` and `ws.close_code` say so
+        except Exception as exc:
+            self.error = exc
         finally:
             self.closed = True
             self.changed.set()
@@ -172,6 +186,7 @@ class Client:
                     if pred(self.frames[i]):
                         return i, self.frames[i]
                     i += 1
+                self.check()
                 if self.closed:
                     raise ConnectionError("closed")
                 self.changed.clear()
@@ -194,6 +209,11 @@ class Client:
         mark = len(self.frames)
         await self.ws.send(text)
         return await self.wait(lambda f: f.get("type") in ("ok", "error"), 5.0, mark)
+
+    def check(self) -> None:
+        """Raise what made the reader stop, if it was a frame it could not read."""
+        if self.error is not None:
+            raise AssertionError(f"the server sent a bad frame: {self.error!r}") from self.error
 
     def events(self) -> list[Frame]:
         return [f for f in self.frames if "v" in f and f.get("type") != "snapshot"]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 import sqlite3
 from collections import defaultdict
@@ -32,6 +31,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from app.tables.table import MAX_UNWRITTEN
+from tests.conftest import REDIS_URL, unavailable
 from tests.serverproc import (
     Frame,
     Player,
@@ -44,8 +44,6 @@ from tests.serverproc import (
     server_env,
 )
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 TABLE = {
     "name": "Attack",
     "small_bet": 100,
@@ -64,10 +62,7 @@ def _redis_env() -> dict[str, str]:
     try:
         redis.Redis.from_url(REDIS_URL, socket_timeout=2).ping()
     except Exception as exc:
-        message = f"Redis at {REDIS_URL} is unreachable: {exc!r}"
-        if IN_CI:
-            pytest.fail(f"{message} (CI=true: Redis tests must run)", pytrace=False)
-        pytest.skip(message)
+        unavailable(f"Redis at {REDIS_URL} is unreachable: {exc!r}")
     return {"REDIS_URL": REDIS_URL, "REDIS_NAMESPACE": f"attack{secrets.token_hex(4)}"}
 
 

@@ -2,16 +2,20 @@
 its writer retries, and every hand lands with its settlement once the database is back.
 
 PostgreSQL: a TCP proxy between the app and the server is taken down and brought back.
-SQLite: another connection holds the write lock."""
+SQLite: another connection holds the write lock, longer than the app's connections wait for
+it (their busy timeout, shortened here), so writes fail and are retried as they would in a
+longer lock at the app's own timeout."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from app.store.audit import check_ledger
 from app.store.db import Database
@@ -21,6 +25,16 @@ from app.tables import Table
 from tests.conftest import PgServer
 from tests.fanout.proxy import RedisProxy as TcpProxy
 from tests.store.hands_play import play_hands, seated_table
+
+DEADLINE = 30.0  # seconds a condition below may take on a loaded machine
+SHORT_BUSY_MS = 100  # the busy timeout while the SQLite lock is held (the app's: 30 s)
+
+
+async def _until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.05)
 
 
 async def _done(db: Database) -> int:
@@ -55,8 +69,11 @@ async def test_postgres_unreachable_for_seconds_loses_no_hand(pg_server: PgServe
         await play_hands(table, clock, 3)  # the table deals on
         assert table.hands_played == 4
         assert manager.writer.pending(table.id) > 0
-        while manager.writer.failures == 0 or time.monotonic() - started < 2:
-            await asyncio.sleep(0.1)
+        # the outage lasts seconds, and the writer's retries fail all along
+        await _until(
+            lambda: manager.writer.failures >= 2 and time.monotonic() - started >= 2,
+            "the writer did not fail and retry while PostgreSQL was away",
+        )
         assert await _done(direct) == 1
         proxy.come_up()
         assert await manager.writer.drain(timeout=20)
@@ -71,16 +88,32 @@ async def test_postgres_unreachable_for_seconds_loses_no_hand(pg_server: PgServe
 
 
 async def test_sqlite_locked_for_seconds_loses_no_hand(sqlite_db: Database) -> None:
+    busy_ms: int | None = None  # while set, a connection taken from the pool waits this long
+
+    @event.listens_for(sqlite_db.engine.sync_engine.pool, "checkout")
+    def _busy(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        if busy_ms is not None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+            cursor.close()
+
     manager, table, clock, _ = await seated_table(sqlite_db, 3)
     path = Path(sqlite_db.url.database or "")
     locker = sqlite3.connect(path, timeout=1, isolation_level=None)
     try:
         await play_hands(table, clock, 1)
-        await manager.writer.drain(timeout=10)
+        assert await manager.writer.drain(timeout=10)
+        assert manager.writer.failures == 0
+        busy_ms = SHORT_BUSY_MS
         locker.execute("BEGIN EXCLUSIVE")
-        await play_hands(table, clock, 3)  # the table deals on while the writer waits
-        await asyncio.sleep(2)
+        await play_hands(table, clock, 3)  # the table deals on while its writes fail
+        # a write gave up on the lock, and its retry did too: the lock outlasts the retries
+        await _until(
+            lambda: manager.writer.failures >= 2,
+            "the writer did not fail and retry while SQLite was locked",
+        )
         assert table.hands_played == 4 and manager.writer.pending(table.id) > 0
+        assert await _done(sqlite_db) == 1  # WAL: reading goes on under the lock
         locker.execute("ROLLBACK")
         assert await manager.writer.drain(timeout=40)
         assert await _done(sqlite_db) == 4
