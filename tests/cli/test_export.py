@@ -20,6 +20,7 @@ from pokerkit.notation import HandHistory
 from sqlalchemy import select, update
 
 from app.__main__ import main
+from app.engine.cards import seeded_rng, shuffled_deck
 from app.store import hands
 from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
@@ -49,6 +50,8 @@ class Played:
 async def played(db: Database, db_url: str) -> Played:
     # pokerkit knows no rake: this table takes none, so the stacks must agree exactly
     manager, table, clock, _ = await seated_table(db, 3, "stud", rake_bps=0)
+    rng = seeded_rng("export")  # decks from a seed: hands where a seat folds, every run
+    table.deck_source = lambda: shuffled_deck(rng)
     try:
         await play_hands(table, clock, 4, fold_seat=1)  # seat 1 folds facing a bet
         await table.request(m.Sync())
