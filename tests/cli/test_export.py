@@ -1,8 +1,9 @@
-"""`python -m app export`, run as operators run it (a subprocess on the real database, both
-backends): every finished hand of a period in PokerStars text or one PHH `.phhs` file; the
-period's bounds; R24 (no card of a seat that did not reach the showdown but its up cards;
-`????` for its down cards in PHH) against `--all-cards`, the house's audit copy; the PHH
-replays strictly in pokerkit to the recorded stacks; bad input is refused clearly."""
+"""`python -m app export` on the real database, both backends (a subprocess, as operators run
+it; the period cases through the CLI's own `main`): every finished hand of a period in
+PokerStars text or one PHH `.phhs` file; the period's bounds; R24 (no card of a seat that did
+not reach the showdown but its up cards; `??` for each of its down cards in PHH) against
+`--all-cards`, the house's audit copy (PHH only); the PHH replays strictly in pokerkit to the
+recorded stacks; bad input is refused clearly."""
 
 from __future__ import annotations
 
