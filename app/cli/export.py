@@ -3,7 +3,8 @@
 
 PokerStars text: one hand after another, a blank line between. PHH: one `.phhs` file, each
 hand a numbered table (``[1]``, ``[2]`` …). Cards follow R24 (the showdown's, never a folded
-seat's) unless `--all-cards` (the house's audit copy, which replays in pokerkit as dealt).
+seat's) unless `--all-cards` with `--format phh` (the house's audit copy, which replays in
+pokerkit as dealt; PokerStars text has no place for a folded seat's down cards).
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ EXIT_OK, EXIT_UNUSABLE = 0, 2
 
 
 def _when(text: str) -> datetime:
-    moment = datetime.fromisoformat(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an ISO date or time (2026-11-01, 2026-11-01T18:30+01:00)"
+        ) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
@@ -33,11 +39,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--until", type=_when, default=None, help="ISO date or time (UTC)")
     parser.add_argument("--format", choices=["phh", "pokerstars"], default="pokerstars")
     parser.add_argument("--output", "-o", help="a file (default: standard output)")
-    parser.add_argument("--all-cards", action="store_true", help="every card, folded too")
+    parser.add_argument(
+        "--all-cards", action="store_true", help="every card, folded too (PHH only)"
+    )
     parser.add_argument("--database-url", help="default: DATABASE_URL, else SQLite in DATA_DIR")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.all_cards and args.format != "phh":
+        # PokerStars text has no line for a folded hand's down cards: it would not be "all"
+        print("export: --all-cards needs --format phh", file=sys.stderr)
+        return EXIT_UNUSABLE
     url = args.database_url or get_settings().effective_database_url
     try:
         text, count = asyncio.run(
@@ -47,8 +59,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"export: cannot read the database: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
+        try:
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            print(f"export: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_UNUSABLE
     else:
         sys.stdout.write(text)
     print(f"export: {count} hands", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Mail fixtures: a real SMTP server on loopback, a fake clock, engine hand histories."""
+"""Mail fixtures: a real SMTP server on loopback and a fake clock."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.mail.support import EngineHistory, FakeClock, SmtpSink
+from tests.mail.support import FakeClock, SmtpSink
 
 
 @pytest.fixture
@@ -22,8 +22,3 @@ async def smtp() -> AsyncIterator[SmtpSink]:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
-
-
-@pytest.fixture
-def history() -> EngineHistory:
-    return EngineHistory()

@@ -1,30 +1,30 @@
 """Test helpers for mail: a real SMTP server on loopback (aiosmtpd), a fake clock, users, and
-a history source built from real engine hands (until stored hand histories are wired)."""
+a real engine hand stored in the database as the table server stores it (what the mail's real
+history source, `StoredHistory`, reads and renders for each recipient)."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 import secrets
 import socket
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from typing import Any
 
 from aiosmtpd.controller import Controller
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant, commitment
 from app.engine.events import StreetStarted
-from app.engine.phh import to_phh
 from app.engine.scripted import dealing_order, scripted_deck
-from app.mail.history import HandHistory
 from app.store import hands, ledger
 from app.store.db import Database
 from app.store.hands import HandFinish, HandStart
 from app.store.models import User
+from tests.store.cards_seen import Deal
 from tests.store.factories import make_table, make_user
 
 
@@ -122,7 +122,7 @@ async def make_player(db: Database, name: str, *, verified: bool = True) -> User
     return user
 
 
-# -- hand histories from real engine hands ---------------------------------------------------
+# -- a real hand, stored as the table server stores it ----------------------------------------
 
 RULES = Rules(Variant.STUD, ante=5, bring_in=10, small_bet=20, big_bet=40)
 BUTTON = 2
@@ -131,17 +131,6 @@ STACK = 1000
 CARDS = {0: "7h 7d 4d 2c 3c", 1: "As Ah 9c Jc 4s 8s 6h", 2: "Ks Kd Tc 5h 5d Qh Ts"}
 FOLDED_DOWN = ("7h", "7d")
 MUCKED = ("As", "Ah", "6h")
-
-
-def showdown_hand(reshuffle_seed: bytes = b"") -> Hand:
-    """A real engine hand: seat 0 folds on fifth street, seat 1 calls and mucks."""
-    return play_showdown(_start(reshuffle_seed))[0]
-
-
-def _start(reshuffle_seed: bytes) -> Hand:
-    order = dealing_order(list(CARDS), BUTTON)
-    deck = scripted_deck(order, CARDS, last_street={0: 5})
-    return Hand.start(RULES, [SeatSpec(s, STACK) for s in CARDS], BUTTON, deck, reshuffle_seed)
 
 
 def play_showdown(hand: Hand) -> tuple[Hand, list[list[Any]]]:
@@ -166,21 +155,35 @@ def play_showdown(hand: Hand) -> tuple[Hand, list[list[Any]]]:
     return hand, inputs
 
 
-async def store_showdown_hand(db: Database, users: dict[int, User], number: int) -> None:
-    """Play the showdown hand at a new table with `users` seated (seat -> user) and store it
-    as the table server does, as hand number `number`: the record and its ledger settlement
-    in one transaction."""
+async def store_showdown_hand(db: Database, users: Mapping[int, int]) -> int:
+    """Play the showdown hand at a new table with `users` seated (seat -> user id, every seat
+    of `CARDS`) and store it as the table server does, under a hand number reserved as the
+    tables reserve theirs: the record and its ledger settlement in one transaction. Returns
+    the hand's number."""
+    assert set(users) == set(CARDS)
     hand_id = secrets.token_hex(8)
     salt = secrets.token_bytes(commitment.SALT_BYTES)
-    hand, inputs = play_showdown(_start(commitment.reshuffle_seed(salt)))
     order = dealing_order(list(CARDS), BUTTON)
     deck_cards = scripted_deck(order, CARDS, last_street={0: 5})
+    start_hand = Hand.start(
+        RULES,
+        [SeatSpec(s, STACK) for s in CARDS],
+        BUTTON,
+        deck_cards,
+        commitment.reshuffle_seed(salt),
+    )
+    hand, inputs = play_showdown(start_hand)
     async with db.transaction() as session:
+        [number] = await hands.reserve_numbers(session, 1)
+        names = {
+            user.id: user.name
+            for user in await session.scalars(select(User).where(User.id.in_(users.values())))
+        }
         table = await make_table(session, small_bet=RULES.small_bet, ante=RULES.ante)
-        for seat, user in users.items():
+        for seat, user_id in users.items():
             await ledger.buy_in(
                 session,
-                user_id=user.id,
+                user_id=user_id,
                 table_id=table.id,
                 amount=STACK,
                 key=f"{hand_id}:{seat}",
@@ -188,7 +191,7 @@ async def store_showdown_hand(db: Database, users: dict[int, User], number: int)
             )
     result = hand.result
     assert result is not None
-    deltas = {users[s].id: result.stacks[s] - STACK for s in hand.seats}
+    deltas = {users[s]: result.stacks[s] - STACK for s in hand.seats}
     start = HandStart(
         hand_id=hand_id,
         number=number,
@@ -209,7 +212,7 @@ async def store_showdown_hand(db: Database, users: dict[int, User], number: int)
         },
         button=BUTTON,
         seats=[
-            {"seat": s, "user_id": u.id, "name": u.name, "stack": STACK} for s, u in users.items()
+            {"seat": s, "user_id": u, "name": names[u], "stack": STACK} for s, u in users.items()
         ],
         commitment=commitment.commit(deck_cards, salt),
     )
@@ -219,61 +222,12 @@ async def store_showdown_hand(db: Database, users: dict[int, User], number: int)
     async with db.transaction() as session:
         await hands.record_start(session, start)
         assert await hands.record_finished(session, finish)
+    return number
 
 
-@dataclass(frozen=True)
-class SimpleHistory:
-    pokerstars_text: str
-    phh: str
-
-
-@dataclass
-class EngineHistory:
-    """A `HistorySource` over engine hands kept in memory: number -> (hand, user per seat)."""
-
-    hands: dict[int, tuple[Hand, dict[int, int], dict[int, str]]] = field(default_factory=dict)
-    loads: int = 0
-
-    def add(self, hand_id: int, hand: Hand, users: dict[int, tuple[int, str]]) -> None:
-        """`users`: seat -> (user id, name)."""
-        self.hands[hand_id] = (
-            hand,
-            {s: uid for s, (uid, _) in users.items()},
-            {s: name for s, (_, name) in users.items()},
-        )
-
-    async def load(self, db: Database, hand_id: int, viewer_user_id: int) -> HandHistory | None:
-        self.loads += 1
-        found = self.hands.get(hand_id)
-        if found is None or viewer_user_id not in found[1].values():
-            return None
-        hand, _, names = found
-        return SimpleHistory(_text(hand_id, hand, names), _phh(hand_id, hand))
-
-    async def recent_hands(self, db: Database, user_id: int, limit: int) -> list[int]:
-        ids = [h for h, (_, users, _) in self.hands.items() if user_id in users.values()]
-        return list(reversed(ids))[:limit]
-
-
-def _phh(hand_id: int, hand: Hand) -> str:
-    """The PHH with folded players' down cards written ``????`` (R24)."""
-    text = to_phh(hand, hand_number=hand_id)
-    seats = re.search(r"seats = \[(.*)\]", text)
-    assert seats is not None
-    order = [int(s) - 1 for s in re.findall(r"\d+", seats[1])]
-    shown = hand.showdown_hands()
-    for i, seat in enumerate(order):
-        if seat not in shown:
-            text = re.sub(rf'"d dh p{i + 1} (\S\S\S\S)', f'"d dh p{i + 1} ????', text)
-    return text
-
-
-def _text(hand_id: int, hand: Hand, names: dict[int, str]) -> str:
-    """A minimal PokerStars-style summary honouring R24 (a stand-in for the real renderer)."""
-    lines = [f"Stud Hand #{hand_id}: 7 Card Stud"]
-    lines += [f"Seat {s + 1}: {names[s]}" for s in sorted(names)]
-    lines.append("*** SHOW DOWN ***")
-    for seat, cards in sorted(hand.showdown_hands().items()):
-        name = names.get(seat, f"Seat {seat + 1}")
-        lines.append(f"{name}: [{' '.join(str(c) for c in cards)}]")
-    return "\n".join(lines) + "\n"
+async def stored_deal(db: Database, number: int) -> Deal:
+    """The stored hand's cards: what each viewer of it may see (R24)."""
+    async with db.session() as session:
+        row = await hands.hand_by_number(session, number)
+    assert row is not None
+    return Deal.of(row)

@@ -1,10 +1,12 @@
-"""Mail over HTTP, on the real app (its lifespan runs the worker) against a real SMTP server on
-loopback: verify the address by the emailed link, ask for a hand, see the requests; refusals
-(someone else's hand, an unverified address, a flood); pending requests survive a restart."""
+"""Mail over HTTP, on the real app (its lifespan runs the worker, its hand histories are the
+stored hands) against a real SMTP server on loopback: verify the address by the emailed link,
+ask for a hand, see the requests; refusals (someone else's hand, an unverified address, a
+flood); pending requests survive a restart."""
 
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,7 +21,14 @@ from app.main import create_app
 from app.store.db import Database
 from app.store.models import User
 from tests.api.conftest import make_settings
-from tests.mail.support import MUCKED, EngineHistory, SmtpSink, showdown_hand
+from tests.mail.support import (
+    FOLDED_DOWN,
+    MUCKED,
+    SmtpSink,
+    make_player,
+    store_showdown_hand,
+)
+from tests.store.cards_seen import cards_in
 
 PASSWORD = "correct horse battery staple"
 Client = httpx.AsyncClient
@@ -39,10 +48,9 @@ def settings(db_url: str, tmp_path: Path, smtp: SmtpSink) -> Settings:
 
 
 @asynccontextmanager
-async def running(settings: Settings, history: EngineHistory) -> AsyncIterator[Client]:
+async def running(settings: Settings) -> AsyncIterator[Client]:
     """The app with its lifespan (database, tables, mail worker) and a client for it."""
     application = create_app(settings)
-    application.state.mail_history = history
     async with application.router.lifespan_context(application):
         transport = httpx.ASGITransport(app=application)
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
@@ -62,9 +70,24 @@ async def player(client: Client, name: str) -> tuple[int, dict[str, str]]:
 
 
 async def verify_directly(client: Client, user_id: int) -> None:
-    db: Database = client.app_state.db  # type: ignore[attr-defined]
-    async with db.transaction() as session:
+    async with database(client).transaction() as session:
         await session.execute(update(User).where(User.id == user_id).values(email_verified=True))
+
+
+def database(client: Client) -> Database:
+    db: Database = client.app_state.db  # type: ignore[attr-defined]
+    return db
+
+
+async def stored_hand(client: Client, *players: int) -> int:
+    """A real hand stored in the app's database with `players` in seats 0, 1, 2 (seat 0
+    folds on fifth street, seat 1 mucks, seat 2 wins); others fill the seats left. Its
+    number."""
+    db = database(client)
+    seats = list(players)
+    while len(seats) < 3:
+        seats.append((await make_player(db, f"filler{secrets.token_hex(3)}")).id)
+    return await store_showdown_hand(db, dict(enumerate(seats)))
 
 
 def refusal(reply: httpx.Response) -> tuple[int, str, str]:
@@ -85,17 +108,15 @@ async def wait_until(client: Client, auth: dict[str, str], done: Callable[[Any],
 
 
 async def test_verify_by_the_emailed_link_then_the_hand_arrives(
-    settings: Settings, history: EngineHistory, smtp: SmtpSink
+    settings: Settings, smtp: SmtpSink
 ) -> None:
-    async with running(settings, history) as client:
+    async with running(settings) as client:
         ann_id, ann = await player(client, "ann")
         bob_id, _ = await player(client, "bob")
         cy_id, _ = await player(client, "cy")
-        history.add(
-            101, showdown_hand(), {0: (cy_id, "cy"), 1: (ann_id, "ann"), 2: (bob_id, "bob")}
-        )
+        hand = await stored_hand(client, cy_id, ann_id, bob_id)  # ann calls down and mucks
 
-        reply = await client.post("/api/mail/hands", json={"hand_id": 101}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (403, "email_not_verified")
         assert "verify your email address ann@example.com first" in message
@@ -112,12 +133,12 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
         assert reply.json() == {"verified": True, "email": "ann@example.com"}
         assert (await client.get("/api/me", headers=ann)).json()["email_verified"] is True
 
-        reply = await client.post("/api/mail/hands", json={"hand_id": 101}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
         assert reply.status_code == 202
         assert reply.json()["request"] | {"id": 0, "created_at": ""} == {
             "id": 0,
             "kind": "hands",
-            "hand_ids": [101],
+            "hand_ids": [hand],
             "to": "ann@example.com",
             "status": "queued",
             "attempts": 0,
@@ -128,9 +149,13 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
             "sent_at": None,
         }
         _, hand_mail = await smtp.wait_for(2)
-        assert hand_mail.message["Subject"] == "Stud Club: hand #101"
+        assert hand_mail.message["Subject"] == f"Stud Club: hand #{hand}"
         body = hand_mail.message.get_body(("plain",))
-        assert body is not None and all(card in body.get_content() for card in MUCKED)
+        [attachment] = list(hand_mail.message.iter_attachments())
+        assert body is not None
+        for content in (body.get_content(), attachment.get_content()):
+            seen = set(cards_in(content))
+            assert set(MUCKED) <= seen and not set(FOLDED_DOWN) & seen  # R24: cy folded
         requests = await wait_until(
             client, ann, lambda rs: [r["status"] for r in rs] == ["sent", "sent"]
         )
@@ -148,31 +173,30 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
     assert len(smtp.received) == 2
 
 
-async def test_refusals_are_clear(
-    settings: Settings, history: EngineHistory, smtp: SmtpSink
-) -> None:
-    async with running(settings, history) as client:
+async def test_refusals_are_clear(settings: Settings, smtp: SmtpSink) -> None:
+    async with running(settings) as client:
         ann_id, ann = await player(client, "ann")
         bob_id, bob = await player(client, "bob")
-        history.add(101, showdown_hand(), {0: (ann_id, "ann")})
-        history.add(102, showdown_hand(), {1: (bob_id, "bob")})
+        anns = await stored_hand(client, ann_id)
+        bobs = await stored_hand(client, bob_id)  # ann was not dealt into it
+        missing = bobs + 1000
         await verify_directly(client, ann_id)
         await verify_directly(client, bob_id)
 
         # someone else's hand (and a hand that does not exist)
-        for hand in (102, 999):
+        for hand in (bobs, missing):
             status, code, message = refusal(
                 await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
             )
             assert (status, code) == (403, "not_dealt_in")
             assert f"you were not dealt into hand #{hand}" in message
         status, code, _ = refusal(
-            await client.post("/api/mail/hands", json={"hand_ids": [101, 102]}, headers=ann)
+            await client.post("/api/mail/hands", json={"hand_ids": [anns, bobs]}, headers=ann)
         )
         assert (status, code) == (403, "not_dealt_in")
 
         # malformed requests
-        for body in ({}, {"hand_id": 101, "last": 3}, {"last": 101}, {"hand_id": "a\r\nb"}):
+        for body in ({}, {"hand_id": anns, "last": 3}, {"last": 101}, {"hand_id": "a\r\nb"}):
             reply = await client.post("/api/mail/hands", json=body, headers=ann)
             assert reply.status_code == 422, body
         assert (await client.post("/api/mail/hands", json={"last": 5})).status_code == 401
@@ -180,37 +204,37 @@ async def test_refusals_are_clear(
         assert (status, code) == (409, "email_already_verified")
 
         # a flood: 3 an hour (this test's setting), then a clear refusal with Retry-After
-        bodies: list[dict[str, Any]] = [{"hand_id": 101}, {"last": 100}, {"hand_ids": [101]}]
+        bodies: list[dict[str, Any]] = [{"hand_id": anns}, {"last": 100}, {"hand_ids": [anns]}]
         for accepted in bodies:
             reply = await client.post("/api/mail/hands", json=accepted, headers=ann)
             assert reply.status_code == 202, reply.text
-        reply = await client.post("/api/mail/hands", json={"hand_id": 101}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_id": anns}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (429, "rate_limited")
         assert "you may ask for 3 hand-history emails an hour; try again in" in message
         assert 3000 < int(reply.headers["Retry-After"]) <= 3600
         # bob's own limit is untouched, and only his hands are his
         reply = await client.post("/api/mail/hands", json={"last": 10}, headers=bob)
-        assert reply.status_code == 202 and reply.json()["request"]["hand_ids"] == [102]
+        assert reply.status_code == 202 and reply.json()["request"]["hand_ids"] == [bobs]
         await smtp.wait_for(4)
         requests = await wait_until(client, ann, lambda rs: {r["status"] for r in rs} == {"sent"})
         assert len(requests) == 3
     subjects = sorted(m.message["Subject"] for m in smtp.received)
-    assert subjects == ["Stud Club: hand #101"] * 3 + ["Stud Club: hand #102"]
+    assert subjects == sorted([f"Stud Club: hand #{anns}"] * 3 + [f"Stud Club: hand #{bobs}"])
+    for got in smtp.received:  # each went to the one player dealt in of the two
+        number = int(got.message["Subject"].rsplit("#", 1)[1])
+        assert got.rcpt_tos == ["ann@example.com" if number == anns else "bob@example.com"]
 
 
 async def test_pending_requests_are_delivered_after_a_restart(
-    settings: Settings, history: EngineHistory, smtp: SmtpSink
+    settings: Settings, smtp: SmtpSink
 ) -> None:
     # the first server process accepts requests but stops before its worker sends them
-    async with running(
-        settings.model_copy(update={"mail_worker_enabled": False}), history
-    ) as client:
+    async with running(settings.model_copy(update={"mail_worker_enabled": False})) as client:
         ann_id, ann = await player(client, "ann")
-        history.add(101, showdown_hand(), {0: (ann_id, "ann")})
-        history.add(102, showdown_hand(), {0: (ann_id, "ann")})
+        numbers = [await stored_hand(client, ann_id) for _ in range(2)]
         await verify_directly(client, ann_id)
-        for hand in (101, 102):
+        for hand in numbers:
             assert (
                 await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
             ).status_code == 202
@@ -218,14 +242,13 @@ async def test_pending_requests_are_delivered_after_a_restart(
         assert [r["status"] for r in requests] == ["queued", "queued"]
     assert smtp.received == []
 
-    async with running(settings, history) as client:  # the restarted server
+    async with running(settings) as client:  # the restarted server
         _, ann = await player_login(client, "ann")
         received = await smtp.wait_for(2)
         await wait_until(client, ann, lambda rs: [r["status"] for r in rs] == ["sent", "sent"])
-    assert sorted(m.message["Subject"] for m in received) == [
-        "Stud Club: hand #101",
-        "Stud Club: hand #102",
-    ]
+    assert sorted(m.message["Subject"] for m in received) == sorted(
+        f"Stud Club: hand #{n}" for n in numbers
+    )
 
 
 async def player_login(client: Client, name: str) -> tuple[None, dict[str, str]]:

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import select, update
 
 from app.mail.errors import InvalidToken, RateLimited, TokenExpired
+from app.mail.history import StoredHistory
 from app.mail.requests import (
     MailLimits,
     request_hands,
@@ -21,23 +22,25 @@ from app.mail.requests import (
 from app.store.db import Database
 from app.store.models import User
 from app.store.outbox import EmailVerification, MailRequest
-from tests.mail.support import EngineHistory, FakeClock, make_player, showdown_hand
+from tests.mail.support import FakeClock, make_player, store_showdown_hand
 
 LIMITS = MailLimits(hands_per_hour=3, verifications_per_hour=2, verify_hours=1)
 
 
 async def test_the_limit_holds_for_concurrent_requests_and_slides_with_the_clock(
-    db_url: str, history: EngineHistory, clock: FakeClock
+    db_url: str, clock: FakeClock
 ) -> None:
     dbs = [Database(db_url) for _ in range(3)]  # as several server processes
+    history = StoredHistory()
     try:
-        ann = await make_player(dbs[0], "ann")
-        history.add(101, showdown_hand(), {0: (ann.id, "ann")})
+        players = [await make_player(dbs[0], name) for name in ("ann", "bob", "cy")]
+        ann = players[0]
+        number = await store_showdown_hand(dbs[0], {s: p.id for s, p in enumerate(players)})
 
         async def ask(db: Database) -> str:
             try:
                 await request_hands(
-                    db, history, user_id=ann.id, now=clock(), limits=LIMITS, hand_ids=[101]
+                    db, history, user_id=ann.id, now=clock(), limits=LIMITS, hand_ids=[number]
                 )
             except RateLimited as exc:
                 return f"retry in {exc.retry_after}"

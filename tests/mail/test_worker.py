@@ -1,11 +1,14 @@
-"""The outbox worker against a real SMTP server on loopback (aiosmtpd), on both backends:
-delivery once with the right hand (R24), retry after the server was down, safe claiming by
-two workers, a crashed worker's lease, permanent and final failures, the Maildir default."""
+"""The outbox worker against a real SMTP server on loopback (aiosmtpd), on both backends, with
+the real history source (`StoredHistory`: a hand stored as the table server stores it, rendered
+for each recipient): delivery once with the right hand (R24), retry after the server was down,
+safe claiming by two workers, a crashed worker's lease, permanent and final failures, the
+Maildir default."""
 
 from __future__ import annotations
 
 import asyncio
 import mailbox
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -22,21 +25,21 @@ from app.store.outbox import MailAttempt, MailRequest
 from tests.mail.support import (
     FOLDED_DOWN,
     MUCKED,
-    EngineHistory,
     FakeClock,
     SmtpSink,
     make_player,
-    showdown_hand,
     store_showdown_hand,
+    stored_deal,
 )
+from tests.store.cards_seen import cards_in
 
 LIMITS = MailLimits(hands_per_hour=100, verifications_per_hour=100)
 NO_WAIT = timedelta(0)
+HISTORY = StoredHistory()
 
 
 def worker(
     db: Database,
-    history: EngineHistory,
     clock: FakeClock,
     url: str,
     *,
@@ -46,7 +49,7 @@ def worker(
     return MailWorker(
         db,
         SmtpTransport.from_url(url, timeout=5),
-        history,
+        HISTORY,
         config=WorkerConfig(
             site_name="Stud Club", sender="hands@stud.test", max_attempts=max_attempts
         ),
@@ -56,18 +59,30 @@ def worker(
     )
 
 
-async def ask(db: Database, history: EngineHistory, clock: FakeClock, user_id: int) -> MailRequest:
-    """Queue an email of hand h1 for `user_id`."""
+@dataclass(frozen=True)
+class Played:
+    number: int  # the stored hand's number
+    ids: dict[str, int]  # name -> user id
+
+
+async def ask(db: Database, clock: FakeClock, played: Played, name: str) -> MailRequest:
+    """Queue an email of the stored hand for `name`."""
     return await request_hands(
-        db, history, user_id=user_id, now=clock(), limits=LIMITS, hand_ids=[101]
+        db,
+        HISTORY,
+        user_id=played.ids[name],
+        now=clock(),
+        limits=LIMITS,
+        hand_ids=[played.number],
     )
 
 
-async def _table(db: Database, history: EngineHistory) -> dict[str, int]:
-    """Three players dealt into one real hand `h1` (seat 0 folds on fifth, seat 1 mucks)."""
+async def _table(db: Database) -> Played:
+    """Three players dealt into one real stored hand (ann, seat 0, folds on fifth street;
+    bob, seat 1, calls down and mucks; cy, seat 2, wins)."""
     users = {s: await make_player(db, name) for s, name in enumerate(["ann", "bob", "cy"])}
-    history.add(101, showdown_hand(), {s: (u.id, u.name) for s, u in users.items()})
-    return {u.name: u.id for u in users.values()}
+    number = await store_showdown_hand(db, {s: u.id for s, u in users.items()})
+    return Played(number, {u.name: u.id for u in users.values()})
 
 
 async def _rows(db: Database) -> tuple[list[MailRequest], list[MailAttempt]]:
@@ -78,38 +93,40 @@ async def _rows(db: Database) -> tuple[list[MailRequest], list[MailAttempt]]:
 
 
 async def test_r24_the_hand_arrives_once_with_body_and_phh_attached(
-    db: Database, history: EngineHistory, clock: FakeClock, smtp: SmtpSink
+    db: Database, clock: FakeClock, smtp: SmtpSink
 ) -> None:
-    ids = await _table(db, history)
+    played = await _table(db)
+    number = played.number
     for name in ("bob", "ann"):  # bob called and mucked; ann folded on fifth street
-        await request_hands(
-            db, history, user_id=ids[name], now=clock(), limits=LIMITS, hand_ids=[101]
-        )
-    assert await worker(db, history, clock, smtp.url).run_once() == 2
+        await ask(db, clock, played, name)
+    assert await worker(db, clock, smtp.url).run_once() == 2
     received = await smtp.wait_for(2)
-    assert await worker(db, history, clock, smtp.url).run_once() == 0  # nothing sent twice
+    assert await worker(db, clock, smtp.url).run_once() == 0  # nothing sent twice
     assert len(smtp.received) == 2
 
-    for got, name in zip(received, ("bob", "ann"), strict=True):
+    deal = await stored_deal(db, number)
+    for got, (name, seat) in zip(received, (("bob", 1), ("ann", 0)), strict=True):
         assert got.rcpt_tos == [f"{name}@example.com"]
         assert got.mail_from == "hands@stud.test"
         message = got.message
-        assert message["Subject"] == "Stud Club: hand #101"
+        assert message["Subject"] == f"Stud Club: hand #{number}"
         assert message["From"].addresses[0].display_name == "Stud Club"
         assert message["To"].addresses[0].addr_spec == f"{name}@example.com"
         body = message.get_body(("plain",))
         assert body is not None
         text = body.get_content()
-        assert "Stud Hand #101" in text
+        assert f"PokerStars Hand #{number}: 7 Card Stud Limit" in text
         [attachment] = list(message.iter_attachments())
-        assert attachment.get_filename() == "hand-101.phh"
+        assert attachment.get_filename() == f"hand-{number}.phh"
         phh = attachment.get_content()
-        assert "hand = 101\r\n" in phh and 'variant = "F7S"' in phh
-        # R24: the mucked caller's cards are in it; the fifth-street folder's down cards never
-        for card in MUCKED:
-            assert card in text and card in phh
-        for card in FOLDED_DOWN:
-            assert card not in text and card not in phh
+        assert f"hand = {number}\r\n" in phh and 'variant = "F7S"' in phh
+        # R24, in the whole of both: the up cards, the recipient's own down cards and the
+        # showdown's (bob's mucked hand too); ann's down cards to ann alone
+        for content in (text, phh):
+            seen = set(cards_in(content))
+            assert seen == deal.visible(seat), (name, seen ^ deal.visible(seat))
+            assert set(MUCKED) <= seen
+            assert set(FOLDED_DOWN) & seen == (set(FOLDED_DOWN) if name == "ann" else set())
 
     requests, attempts = await _rows(db)
     assert [r.status for r in requests] == ["sent", "sent"]
@@ -117,13 +134,11 @@ async def test_r24_the_hand_arrives_once_with_body_and_phh_attached(
     assert all(r.lease_owner is None and r.sent_at == clock() for r in requests)
 
 
-async def test_smtp_down_then_up_arrives_once_after_a_retry(
-    db: Database, history: EngineHistory, clock: FakeClock
-) -> None:
-    ids = await _table(db, history)
+async def test_smtp_down_then_up_arrives_once_after_a_retry(db: Database, clock: FakeClock) -> None:
+    played = await _table(db)
     sink = SmtpSink()  # not started: its port refuses connections
-    await ask(db, history, clock, ids["cy"])
-    mail = worker(db, history, clock, sink.url)
+    await ask(db, clock, played, "cy")
+    mail = worker(db, clock, sink.url)
     mail.start()
     try:
         # the first attempt fails and schedules a retry in 60 s (the injected back-off)
@@ -152,18 +167,16 @@ async def test_smtp_down_then_up_arrives_once_after_a_retry(
 
 
 async def test_two_workers_never_send_one_request_twice(
-    db_url: str, history: EngineHistory, clock: FakeClock, smtp: SmtpSink
+    db_url: str, clock: FakeClock, smtp: SmtpSink
 ) -> None:
     first, second = Database(db_url), Database(db_url)  # as two server processes
     try:
-        ids = await _table(first, history)
+        played = await _table(first)
         for _ in range(6):
-            for uid in ids.values():
-                await request_hands(
-                    first, history, user_id=uid, now=clock(), limits=LIMITS, hand_ids=[101]
-                )
-        a = worker(first, history, clock, smtp.url, worker_id="a")
-        b = worker(second, history, clock, smtp.url, worker_id="b")
+            for name in played.ids:
+                await ask(first, clock, played, name)
+        a = worker(first, clock, smtp.url, worker_id="a")
+        b = worker(second, clock, smtp.url, worker_id="b")
         counts = await asyncio.gather(a.run_once(), b.run_once(), a.run_once(), b.run_once())
         assert sum(counts) == 18
         await smtp.wait_for(18)
@@ -178,13 +191,13 @@ async def test_two_workers_never_send_one_request_twice(
 
 
 async def test_a_crashed_workers_request_is_sent_when_its_lease_runs_out(
-    db: Database, history: EngineHistory, clock: FakeClock, smtp: SmtpSink
+    db: Database, clock: FakeClock, smtp: SmtpSink
 ) -> None:
-    ids = await _table(db, history)
-    row = await ask(db, history, clock, ids["bob"])
-    crashed = worker(db, history, clock, smtp.url, worker_id="crashed")
+    played = await _table(db)
+    row = await ask(db, clock, played, "bob")
+    crashed = worker(db, clock, smtp.url, worker_id="crashed")
     assert await crashed._claim(row.id) is not None  # claimed, then the process died
-    survivor = worker(db, history, clock, smtp.url, worker_id="survivor")
+    survivor = worker(db, clock, smtp.url, worker_id="survivor")
     assert await survivor.run_once() == 0  # the lease is still live
     clock.advance(WorkerConfig().lease.total_seconds() + 1)
     assert await survivor.run_once() == 1
@@ -194,24 +207,24 @@ async def test_a_crashed_workers_request_is_sent_when_its_lease_runs_out(
 
 
 async def test_a_refused_address_fails_at_once_with_the_reason(
-    db: Database, history: EngineHistory, clock: FakeClock, smtp: SmtpSink
+    db: Database, clock: FakeClock, smtp: SmtpSink
 ) -> None:
-    ids = await _table(db, history)
+    played = await _table(db)
     smtp.refuse = "550 5.1.1 no such mailbox"
-    await ask(db, history, clock, ids["ann"])
-    assert await worker(db, history, clock, smtp.url).run_once() == 1
+    await ask(db, clock, played, "ann")
+    assert await worker(db, clock, smtp.url).run_once() == 1
     [request], [attempt] = await _rows(db)
     assert request.status == "failed" and attempt.outcome == "failed"
     assert "refused the address: 550 5.1.1 no such mailbox" in (request.last_error or "")
 
 
 async def test_after_the_last_attempt_the_request_fails_with_the_reason(
-    db: Database, history: EngineHistory, clock: FakeClock
+    db: Database, clock: FakeClock
 ) -> None:
-    ids = await _table(db, history)
-    await ask(db, history, clock, ids["ann"])
+    played = await _table(db)
+    await ask(db, clock, played, "ann")
     down = SmtpSink()  # never started
-    mail = worker(db, history, clock, down.url, max_attempts=3)
+    mail = worker(db, clock, down.url, max_attempts=3)
     for _ in range(3):
         assert await mail.run_once() == 1
         clock.advance(3600)
@@ -223,21 +236,21 @@ async def test_after_the_last_attempt_the_request_fails_with_the_reason(
 
 
 async def test_without_smtp_messages_go_to_the_maildir(
-    db: Database, history: EngineHistory, clock: FakeClock, tmp_path: Path
+    db: Database, clock: FakeClock, tmp_path: Path
 ) -> None:
-    ids = await _table(db, history)
-    await ask(db, history, clock, ids["bob"])
+    played = await _table(db)
+    await ask(db, clock, played, "bob")
     maildir = tmp_path / "maildir"
-    mail = MailWorker(db, MaildirTransport(maildir), history, clock=clock)
+    mail = MailWorker(db, MaildirTransport(maildir), HISTORY, clock=clock)
     assert await mail.run_once() == 1
     [message] = list(mailbox.Maildir(maildir, create=False))
-    assert message["Subject"] == "Stud: hand #101"
+    assert message["Subject"] == f"Stud: hand #{played.number}"
     [request], [attempt] = await _rows(db)
     assert request.status == "sent" and str(maildir) in attempt.detail
 
 
 async def test_the_verification_link_leaves_the_outbox_once_sent(
-    db: Database, history: EngineHistory, clock: FakeClock, smtp: SmtpSink
+    db: Database, clock: FakeClock, smtp: SmtpSink
 ) -> None:
     user = await make_player(db, "dee", verified=False)
     await request_verification(
@@ -245,7 +258,7 @@ async def test_the_verification_link_leaves_the_outbox_once_sent(
     )
     [request], _ = await _rows(db)
     assert request.payload["url"].startswith("https://stud.test/api/mail/verify?token=")
-    assert await worker(db, history, clock, smtp.url).run_once() == 1
+    assert await worker(db, clock, smtp.url).run_once() == 1
     [got] = await smtp.wait_for(1)
     assert request.payload["url"] in got.message.get_content()
     [request], _ = await _rows(db)
@@ -255,34 +268,38 @@ async def test_the_verification_link_leaves_the_outbox_once_sent(
 async def test_r24_a_stored_hand_is_mailed_with_the_mucked_cards_not_the_folded_ones(
     db: Database, clock: FakeClock, smtp: SmtpSink
 ) -> None:
-    """The real source: a hand stored as the table server stores it, rendered for each
-    recipient by `app.store.history`."""
-    users = {s: await make_player(db, name) for s, name in enumerate(["ann", "bob", "cy"])}
-    await store_showdown_hand(db, users, 5001)
-    source = StoredHistory()
-    assert await source.recent_hands(db, users[1].id, 100) == [5001]
-    for seat in (1, 2):  # bob called and mucked; cy won; ann folded on fifth street
-        await request_hands(db, source, user_id=users[seat].id, now=clock(), limits=LIMITS, last=5)
-    mail = MailWorker(db, SmtpTransport.from_url(smtp.url), source, clock=clock)
+    """Asked for as "my last hands": each recipient's email holds the hand as they may see
+    it; a player not dealt into it may not ask for it."""
+    played = await _table(db)
+    number = played.number
+    assert await HISTORY.recent_hands(db, played.ids["bob"], 100) == [number]
+    for name in ("bob", "cy"):  # bob called and mucked; cy won; ann folded on fifth street
+        await request_hands(
+            db, HISTORY, user_id=played.ids[name], now=clock(), limits=LIMITS, last=5
+        )
+    mail = MailWorker(db, SmtpTransport.from_url(smtp.url), HISTORY, clock=clock)
     assert await mail.run_once() == 2
     received = await smtp.wait_for(2)
-    for got in received:
+    deal = await stored_deal(db, number)
+    for got, seat in zip(received, (1, 2), strict=True):
         message = got.message
-        assert message["Subject"].endswith("hand #5001")
+        assert message["Subject"].endswith(f"hand #{number}")
         body = message.get_body(("plain",))
         assert body is not None
         text = body.get_content()
         [attachment] = list(message.iter_attachments())
-        assert attachment.get_filename() == "hand-5001.phh"
+        assert attachment.get_filename() == f"hand-{number}.phh"
         phh = attachment.get_content()
-        for card in MUCKED:  # bob's mucked hand, in the text and in the PHH
-            assert card in text and card in phh, card
-        for card in FOLDED_DOWN:  # ann's down cards: never
-            assert card not in text and card not in phh, card
+        for content in (text, phh):
+            seen = set(cards_in(content))
+            assert seen == deal.visible(seat), seen ^ deal.visible(seat)
+            assert set(MUCKED) <= seen  # bob's mucked hand
+            assert not set(FOLDED_DOWN) & seen  # ann's down cards
         assert "ann" in text and "bob" in text
-    # ann may not ask for a hand she was not dealt into
+    # dee was not dealt into it: she may not ask for it
     other = await make_player(db, "dee")
+    assert await HISTORY.recent_hands(db, other.id, 100) == []
     with pytest.raises(NotDealtIn):
         await request_hands(
-            db, source, user_id=other.id, now=clock(), limits=LIMITS, hand_ids=[5001]
+            db, HISTORY, user_id=other.id, now=clock(), limits=LIMITS, hand_ids=[number]
         )

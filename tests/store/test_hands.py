@@ -15,15 +15,18 @@ from sqlalchemy import func, select
 
 from app.cli.verify import check
 from app.engine import commitment
+from app.engine.cards import seeded_rng, shuffled_deck
 from app.store import hands, ledger
 from app.store.audit import check_ledger
 from app.store.db import Database
 from app.store.errors import StoreError
 from app.store.hand_models import HandRecord, HandStatus
-from app.store.history import history_view, load_hand_history
+from app.store.history import HandHistoryView, history_view, load_hand_history
 from app.store.models import Base, LedgerTransaction
 from app.tables import messages as m
 from tests.engine.pokerkit_oracle import replay_strict
+from tests.store.cards_seen import Deal, cards_in
+from tests.store.factories import make_user
 from tests.store.hands_play import act_once, play_hands, seated_table, start_hand
 
 
@@ -124,39 +127,47 @@ async def test_real_hands_are_recorded_verify_and_replay_in_pokerkit(db: Databas
 
 
 async def test_r24_history_shows_showdown_cards_never_folded_ones(db: Database) -> None:
+    """The whole of each text, for every viewer: a card in it is an up card, the viewer's
+    own, or a showdown seat's (mucked too); a hand the viewer was not dealt into is not
+    theirs to see; the observer's view (the operators' export) shows no down card but the
+    showdown's."""
     manager, table, clock, users = await seated_table(db, 3, "stud")
+    rng = seeded_rng("r24")  # decks from a seed: a fold and a muck in these hands, every run
+    table.deck_source = lambda: shuffled_deck(rng)
     try:
         await play_hands(table, clock, 8, fold_seat=1)  # seat 1 folds only facing a bet
         await table.request(m.Sync())
     finally:
         await manager.stop()
+    async with db.transaction() as s:
+        stranger = (await make_user(s, "stranger")).id  # registered, dealt into no hand
     async with db.session() as s:
         rows, _ = await hands.list_hands(s, users[1])
-        outsider = await s.scalar(select(func.max(HandRecord.id)))
-    assert outsider is not None
-    folded_somewhere = False
+    assert len(rows) == 8
+    folded_somewhere = mucked_somewhere = False
     for row in rows:
-        folded = {e["seat"] for e in row.events or [] if e["type"] == "folded"}
-        down = {
-            seat: [e["card"] for e in row.events or [] if e.get("seat") == seat
-                   and e["type"] == "card_dealt" and not e["face_up"]]
-            for seat in (0, 1, 2)
-        }  # fmt: skip
-        for viewer, user in enumerate(users):
+        deal = Deal.of(row)
+        assert await load_hand_history(db, row.number, stranger) is None
+        views: list[tuple[int | None, HandHistoryView]] = [(None, history_view(row, None))]
+        for seat, user in enumerate(users):
             view = await load_hand_history(db, row.number, user)
-            assert view is not None and view.viewer_seat == viewer
-            for seat, cards in down.items():
-                visible = seat == viewer or seat in row.result["showdown_seats"]  # type: ignore[index]
-                for text in (view.pokerstars_text, view.phh):
-                    if not visible:
-                        assert not any(f"{c}" in text.split("*** SUMMARY ***")[-1] for c in cards)
-                if seat in folded and seat != viewer:
-                    folded_somewhere = True
-                    assert all(
-                        e["card"] is None
-                        for e in view.json["events"]
-                        if e["type"] == "card_dealt" and e["seat"] == seat and not e["face_up"]
-                    )
+            assert view is not None and view.viewer_seat == seat
+            views.append((seat, view))
+        for viewer, view in views:
+            visible = deal.visible(viewer)
+            events = {k: v for k, v in view.json.items() if k != "fairness"}
+            for text in (view.pokerstars_text, view.phh, json.dumps(events)):
+                assert set(cards_in(text)) <= visible, (viewer, set(cards_in(text)) - visible)
+            # ... and they do show what the viewer may see: the scan is not blind
+            assert set(cards_in(view.pokerstars_text)) == visible
+            assert set(cards_in(view.phh)) == visible
+            for seat in deal.folded - deal.revealed(viewer):
+                folded_somewhere = True
+                assert all(
+                    e["card"] is None
+                    for e in view.json["events"]
+                    if e["type"] == "card_dealt" and e["seat"] == seat and not e["face_up"]
+                )
             fairness = view.json["fairness"]
             assert fairness["commitment"] == row.commitment
             reveal = fairness["reveal"]  # every viewer checks every hand ...
@@ -164,10 +175,11 @@ async def test_r24_history_shows_showdown_cards_never_folded_ones(db: Database) 
             assert commitment.check_deal(view.json["events"], reveal) == []
             assert "withheld" not in fairness and str(row.salt) not in json.dumps(view.json)
             shown = {p["card"] for p in reveal["positions"] if "card" in p}
-            for seat, cards in down.items():  # ... and sees no card R24 hides from them
-                visible = seat == viewer or seat in row.result["showdown_seats"]  # type: ignore[index]
-                assert all((c in shown) == visible for c in cards), (seat, viewer)
-    assert folded_somewhere
+            for seat, cards in deal.down.items():  # ... and sees no card R24 hides from them
+                seen = seat in deal.revealed(viewer)
+                assert all((c in shown) == seen for c in cards), (seat, viewer)
+        mucked_somewhere |= any(e["type"] == "hand_mucked" for e in row.events or [])
+    assert folded_somewhere and mucked_somewhere
     assert await load_hand_history(db, 10**15, users[0]) is None
 
 
