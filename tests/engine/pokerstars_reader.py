@@ -549,11 +549,15 @@ def _hands(variant: str, cards: Sequence[str]) -> tuple[Any, Any]:
     return high, low
 
 
-def _odd_chip_key(hand: Any, low: bool) -> tuple[int, int]:
+def _odd_chip_key(hand: Any, cards: Sequence[str], low: bool) -> tuple[int, int]:
     """R21: the highest of the five cards used, aces high for a high hand (also in a 5-high
-    straight) and low for a low; between equal ranks the higher suit."""
+    straight) and low for a low; between equal ranks the higher suit. Of two cards of that
+    rank a player may use either, and uses the higher suit (the engine's reading, which
+    docs/rules.md states; pokerkit's choice of five may take the other)."""
     ranks = LOW_RANKS if low else HIGH_RANKS
-    return max((ranks.index(c.rank.value), SUITS.index(c.suit.value)) for c in hand.cards)
+    top = max((c.rank.value for c in hand.cards), key=ranks.index)
+    suit = max(SUITS.index(c[1]) for c in cards if c[0] == top)
+    return ranks.index(top), suit
 
 
 def expected_rake(pot: int, bps: int, cap: int | None, third_street_only: bool) -> int:
@@ -565,6 +569,26 @@ def expected_rake(pot: int, bps: int, cap: int | None, third_street_only: bool) 
     return rake if not cap else min(rake, cap)
 
 
+def pots_from_the_text(r: Reading) -> Replay:
+    """For a hand pokerkit cannot replay (a community card): the pots as the action lines
+    build them, one for each all-in level of the players still in, merged while the same
+    players may win them, as pokerkit builds its own; no pokerkit stacks."""
+    put = r.put_in()
+    live = [n for n in r.order if n not in r.folded_on]
+    pots: list[Pot] = []
+    prev = 0
+    for level in sorted({put[n] for n in live}):
+        amount = sum(min(put[n], level) - min(put[n], prev) for n in r.order)
+        eligible = tuple(n for n in live if put[n] >= level)
+        while pots and pots[-1].eligible == eligible:
+            amount += pots.pop().amount
+        pots.append(Pot(amount, eligible))
+        prev = level
+    if not r.showdown:
+        pots = []
+    return Replay(r, None, pots, {})
+
+
 def settle(play: Replay, rake: int) -> Settlement:
     """Award pokerkit's pots by R20 and R21, after `rake` taken from the main pot first (R4),
     ranking the hands with pokerkit's evaluators."""
@@ -574,11 +598,14 @@ def settle(play: Replay, rake: int) -> Settlement:
         total = sum(r.put_in().values())
         return Settlement(rake, [(0, last, total - rake)] if total > rake else [], False, False)
     hands = {}
+    seven = {}
     for n in {n for p in play.pots for n in p.eligible}:
         cards = r.all_cards(n)
         if cards is None:
             raise ReplayError(None, f"{n} reached the showdown with cards not shown")
-        hands[n] = _hands(r.variant, cards)
+        if r.board is not None and len(cards) == 6:
+            cards = [*cards, r.board]  # the community card (R9)
+        hands[n], seven[n] = _hands(r.variant, cards), cards
     awards: list[tuple[int, str, int]] = []
     odd_chips = lowless = False
     left = rake
@@ -603,7 +630,7 @@ def settle(play: Replay, rake: int) -> Settlement:
             share, odd = divmod(part, len(winners))
             if odd:
                 odd_chips = True
-                winners.sort(key=lambda n: _odd_chip_key(hands[n][k], low), reverse=True)
+                winners.sort(key=lambda n: _odd_chip_key(hands[n][k], seven[n], low), reverse=True)
             for j, n in enumerate(winners):
                 awards.append((index, n, share + (1 if j < odd else 0)))
         odd_chips |= len(parts) == 2 and amount % 2 == 1

@@ -5,9 +5,10 @@ The text is proved, not only compared: `prove` reads it back with a parser of it
 replays what it read through pokerkit, and settles pokerkit's pots by docs/rules.md (R4, R20,
 R21): every action must be pokerkit's legal action at the text's amount, and the collected
 amounts, pots, rake and shown cards must be what that replay gives, and what our engine did.
-That runs over the expected files (tests/engine/expected/, whose deals are checked against
-the scripted deck), and over random engine-played hands of every variant. The line-by-line
-comparison with the expected files keeps the layout importers read.
+That runs over the expected files (tests/engine/expected/) and over random engine-played hands
+of every variant. The expected files are the renderer's output for the scripted hands, kept
+because they are proved here: their cards are the script's, their results worked by hand.
+The line-by-line comparison with them keeps the layout importers read.
 """
 
 from __future__ import annotations
