@@ -229,6 +229,57 @@ def test_r4_r20_r21_r24_random_engine_hands_read_back_and_replay_in_pokerkit(var
     assert tally["same"] >= 0.6 * RANDOM_PER_VARIANT, dict(tally)
 
 
+TIES_PER_VARIANT = 150
+
+
+def mirrored_hand(rng: random.Random, variant: str) -> Hand:
+    """Seats 1 and 2 are dealt the same seven ranks in other suits, so that their hands tie
+    unless a flush parts them; seat 0 (first in the deal, its door card the As, which never
+    brings in) antes an odd amount and folds, so the pot they split is often odd (R21)."""
+    ante = rng.randrange(1, 10, 2)
+    rules = Rules(Variant(variant), ante, 10, 20, 40)
+    ranks = rng.sample("23456789TJQKA", 7)
+    one, two = [], []
+    for rank in ranks:
+        suits = rng.sample("cdh" if rank == "A" else "cdhs", 2)
+        one.append(rank + suits[0])
+        two.append(rank + suits[1])
+    rest = [c for c in (r + s for r in "23456789TJQKA" for s in "cdhs") if c not in one + two]
+    rest.remove("As")
+    cards = {0: " ".join([*rng.sample(rest, 2), "As"]), 1: " ".join(one), 2: " ".join(two)}
+    hand = scripted_hand(rules, dict.fromkeys(range(3), 40_000), cards, button=2,
+                         last_street={0: 3})  # fmt: skip
+    policy = random_policy(rng, fold=0.0)
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        fold = legal.seat == 0 and legal.fold and legal.bring_in is None
+        hand.act(legal.seat, Action(ActionKind.FOLD) if fold else policy(legal))
+    return hand
+
+
+@pytest.mark.parametrize("variant", ["stud", "stud8", "razz"])
+def test_r21_random_ties_split_their_odd_chips_by_suit_as_the_rules_settle_pokerkits_pots(
+    variant: str,
+) -> None:
+    """Random hands between two seats of the same ranks: whenever they tie for a pot or a
+    half with an odd chip, the text's amounts are the rules' settlement of pokerkit's pots
+    (R21: the odd chip to the highest card's suit), and the engine's."""
+    rng = seeded_rng(f"pokerstars-ties:{variant}")
+    tally = Counter[str]()
+    for _ in range(TIES_PER_VARIANT):
+        hand = mirrored_hand(rng, variant)
+        names = {0: "ann", 1: "bob", 2: "cy"}
+        viewer = rng.choice([None, 0, 1, 2])
+        tally[prove(text(hand, variant, viewer, names), hand.rules, hand, names)] += 1
+        assert hand.result is not None
+        shares = Counter((a.pot, a.share) for a in hand.result.awards)
+        tied = [a.amount for a in hand.result.awards if shares[a.pot, a.share] == 2]
+        pairs = zip(tied[::2], tied[1::2], strict=True)
+        tally["odd-chip tie"] += any(abs(a - b) == 1 for a, b in pairs)
+    print(dict(tally))
+    assert tally["odd-chip tie"] >= 0.2 * TIES_PER_VARIANT, dict(tally)
+
+
 def test_layout_landmarks() -> None:
     stud8 = text(play("stud8"), "stud8", 0)
     assert stud8.startswith("PokerStars Hand #1234: 7 Card Stud Hi/Lo Limit ($1/$2 USD) - ")
