@@ -11,8 +11,9 @@ repeats the cards shown before it; the summary agrees with the body).
 action, at the amount the text gives, by the player the text names, with the stack the text
 implies. Its pots and hand rankings are then settled by docs/rules.md (R4 rake, R20, R21) in
 `settle`, written from the rules, not from the engine, and pokerkit's own finishing stacks are
-kept too (they differ from ours only in the ways test_differential.py names: odd chips, stud8
-side pots without a low, and the rake, which pokerkit takes per pot).
+kept too: they differ from the rules' only in the ways test_differential.py names (odd chips,
+stud8 side pots without a low). pokerkit is given no rake, which it would take pot by pot
+where R4 takes a share of all the pots, main pot first.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ class Reading:
     streets: list[int] = field(default_factory=list)
     board: str | None = None
     reshuffled: bool = False
+    protected: list[str] = field(default_factory=list)  # timed out all-in (R19)
     showdown: bool = False
     shown: dict[str, list[str]] = field(default_factory=dict)
     descriptions: dict[str, str] = field(default_factory=dict)
@@ -222,7 +224,7 @@ def read(text: str) -> Reading:
         elif kind == "timed_out":
             _known(r, m[1], n)
             if m[2]:
-                raise ReadError(f"line {n}: an all-in protection, which pokerkit cannot replay")
+                r.protected.append(m[1])
         elif kind == "returned":
             _known(r, m[2], n)
             r.acts.append(Act(street, m[2], "returned", cents(m[1])))
@@ -415,6 +417,8 @@ def replay(r: Reading, bring_in: int) -> Replay:
     shows when somebody brings in for it). The players are pokerkit's in dealing order."""
     if r.board is not None:
         raise ReplayError(None, "a community card (pokerkit would deal from the muck, R9)")
+    if r.protected:
+        raise ReplayError(None, "an all-in by timeout protection (R19), which pokerkit lacks")
     order = r.order
     state = GAMES[VARIANT_CODES[r.variant]].create_state(
         AUTOMATIONS,
