@@ -44,6 +44,8 @@ import random
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Sequence
+from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -464,6 +466,13 @@ def test_pokerkit_hands_replay_in_ours(
     run: Callable[[str, int, int], Counter[str]], variant: str, chunk: int, count: int
 ) -> None:
     _check_tally(run(variant, chunk, count), count)
+
+
+def test_pokerkit_is_the_version_the_named_differences_were_written_against() -> None:
+    """pyproject.toml pins pokerkit; another version may differ from ours in other ways."""
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    pins = [d for d in pyproject["project"]["optional-dependencies"]["dev"] if "pokerkit" in d]
+    assert pins == [f"pokerkit=={metadata.version('pokerkit')}"]
 
 
 # -- the named differences, one scripted hand each ------------------------------------------
