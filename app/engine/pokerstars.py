@@ -61,9 +61,11 @@ class HandText:
 
 
 def _describe(text: str | None) -> str:
+    """A description as the text writes it after a word: "one pair, sevens"; a low's first
+    card keeps its case ("K-Q-J-4-A low")."""
     if not text:
         return ""
-    return text[0].lower() + text[1:]
+    return text[0].lower() + text[1:] if text[1:2].islower() else text
 
 
 @dataclass(slots=True)
