@@ -1,6 +1,6 @@
 // The lobby: public tables with filters, your tables (where you sit or host), creating a table.
 
-import { get, post } from "./api.js";
+import { get, me, post } from "./api.js";
 import { chips, clear, dialog, h, stakes, toast, VARIANT_CODES, variantName, variantShort } from "./dom.js";
 import { t } from "./i18n.js";
 import { settingsFields } from "./settings-form.js";
@@ -103,9 +103,14 @@ export async function lobbyPage(root, user, { go }) {
 
   async function refresh() {
     try {
-      const [r, m] = await Promise.all([get("/api/tables"), get("/api/tables/yours")]);
+      const [r, m, fresh] = await Promise.all([get("/api/tables"), get("/api/tables/yours"), me()]);
       tables = r.tables;
       yours = m.tables;
+      // the balance changes at the tables (buy-ins, stacks back): not the one from logging in
+      if (fresh) {
+        user.balance = fresh.balance;
+        balance.textContent = chips(fresh.balance);
+      }
       draw();
     } catch (err) {
       empty.textContent = err.message;

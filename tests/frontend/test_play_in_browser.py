@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,28 @@ from tests.frontend.players import (
 pytestmark = pytest.mark.xdist_group("browser")  # one browser test at a time
 
 TABLE_PASSWORD = "green-felt"
+
+
+def dollars(cents: int) -> str:
+    """An amount as the page writes it in English: "$1,234", "$12.50"."""
+    whole, rest = divmod(cents, 100)
+    return f"${whole:,}" + (f".{rest:02d}" if rest else "")
+
+
+def settled_balance(player: Player, base_url: str) -> int:
+    """The player's balance once it is $1,000 and the net of every hand they played (the
+    hand writer stores the hands, then the stack the closed table gave back, a moment after
+    the table says it closed)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        listed = player.page.request.get(f"{base_url}/api/hands?limit=100").json()
+        assert listed["total"] == len(listed["hands"]) > 0, listed
+        expected: int = 100_000 + sum(h["net"] for h in listed["hands"])
+        balance = player.page.request.get(f"{base_url}/api/me").json()["balance"]
+        if balance == expected:
+            return expected
+        assert time.monotonic() < deadline, (balance, expected)
+        player.page.wait_for_timeout(100)
 
 
 def create_private_table(host: Player) -> str:
@@ -282,8 +305,9 @@ def test_two_browsers_play_stud_stud8_and_razz(
         for player in (ann, bob, carl):
             expect(player.page.locator(".action-bar")).to_contain_text("This table is closed")
         ann.page.get_by_role("button", name="Lobby", exact=True).click()
-        expect(ann.page.locator(".balance")).to_have_text(re.compile(r"^\$\d"))
-        assert ann.page.locator(".balance").inner_text() != "$960"  # the $40 stack came back
+        # her $40 stack came back: $1,000 and what she won or lost in each hand she played
+        expected = settled_balance(ann, server_url)
+        expect(ann.page.locator(".balance")).to_have_text(dollars(expected), timeout=WAIT_MS)
         assert not ann.errors and not bob.errors and not carl.errors, ann.errors + bob.errors
     finally:
         desk.close()

@@ -27,7 +27,7 @@ async def test_only_the_host_gets_the_invite_and_lists_the_tables_they_host(live
     _guest, guest_token = await live.user("guest")
     private = await live.create_table(host_token, name="Mine", small_bet=100, private=True)
     public = await live.create_table(host_token, name="Open", small_bet=100)
-    await live.create_table(guest_token, name="Theirs", small_bet=100, private=True)
+    theirs = await live.create_table(guest_token, name="Theirs", small_bet=100, private=True)
     table_id, invite = private["table"]["id"], private["invite"]
     async with live.http(host_token) as http:
         got = (await http.get(f"/api/tables/{table_id}")).json()
@@ -46,13 +46,13 @@ async def test_only_the_host_gets_the_invite_and_lists_the_tables_they_host(live
         assert got["table"]["name"] == "Mine" and "invite" not in got
         open_table = (await http.get(f"/api/tables/{public['table']['id']}")).json()
         assert "invite" not in open_table
-        assert [t["name"] for t in (await http.get("/api/tables/mine")).json()["tables"]] == [
-            "Theirs"
-        ]
+        theirs_line = (await http.get("/api/tables/mine")).json()["tables"]
+        assert [(t["name"], t["invite"]) for t in theirs_line] == [("Theirs", theirs["invite"])]
     async with live.http() as http:
         assert (await http.get("/api/tables/mine")).status_code == 401
         assert (await http.get("/api/tables", params={"mine": 1})).status_code == 401
-    assert host
+    # what the host was listed is what the tables themselves say they are hosted by
+    assert {live.table(t["id"]).host_user_id for t in mine} == {host}
 
 
 async def test_observer_count_in_the_snapshot_and_as_it_changes(live: Live) -> None:

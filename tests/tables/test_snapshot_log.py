@@ -149,10 +149,20 @@ async def test_your_tables_lists_where_you_sit_or_host(live: Live) -> None:
         assert (await http.get("/api/tables/yours")).json()["tables"] == []
     async with live.http(host_token) as http:
         yours = (await http.get("/api/tables/yours")).json()["tables"]
-        assert [(t["name"], t["invite"], t["seat"]) for t in yours] == [("Home game", invite, None)]
+        assert [(t["name"], t["invite"], t["seat"], t["host"]) for t in yours] == [
+            ("Home game", invite, None, True)
+        ]
+    # the host takes a seat at their own table: still one line, now with the seat
+    host_ws = await Client.open(live, table_id, host_token, host)
+    reply = await host_ws.call({"type": "sit", "seat": 0, "amount": 2000, "request_id": "h"})
+    assert reply["type"] == "ok", reply
+    async with live.http(host_token) as http:
+        yours = (await http.get("/api/tables/yours")).json()["tables"]
+        assert [(t["name"], t["invite"], t["seat"], t["host"]) for t in yours] == [
+            ("Home game", invite, 0, True)
+        ]
     async with live.http() as http:
         assert (await http.get("/api/tables/yours")).status_code == 401
-    assert host
 
 
 async def test_bots_get_short_distinct_names_that_survive_a_restart(live: Live) -> None:

@@ -4,9 +4,11 @@ ledger adds up."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from app.fanout import create_fanout
 from app.store.audit import check_ledger
@@ -39,6 +41,64 @@ async def _tables(db: Database, count: int) -> tuple[TableManager, FakeClock, li
     return manager, clock, tables
 
 
+WRITES_HANDS = re.compile(rf"\s*(INSERT INTO|UPDATE) {HandRecord.__tablename__}\b", re.IGNORECASE)
+
+
+class Transactions:
+    """What each committed database transaction wrote to the hand records, seen on the engine's
+    connections: the strings among its statements' parameters (hand ids among them), so the
+    test can tell which tables' hands went in together."""
+
+    def __init__(self, db: Database) -> None:
+        self.engine = db.engine.sync_engine
+        self.open: dict[int, set[str]] = {}
+        self.committed: list[set[str]] = []
+
+    def _begin(self, conn: Any) -> None:
+        self.open[id(conn)] = set()
+
+    def _execute(self, conn: Any, cursor: Any, statement: str, params: Any, *_: Any) -> None:
+        if WRITES_HANDS.match(statement):
+            self.open.setdefault(id(conn), set()).update(_strings(params))
+
+    def _commit(self, conn: Any) -> None:
+        self.committed.append(self.open.pop(id(conn), set()))
+
+    def _rollback(self, conn: Any) -> None:
+        self.open.pop(id(conn), None)
+
+    def __enter__(self) -> Transactions:
+        event.listen(self.engine, "begin", self._begin)
+        event.listen(self.engine, "after_cursor_execute", self._execute)
+        event.listen(self.engine, "commit", self._commit)
+        event.listen(self.engine, "rollback", self._rollback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        event.remove(self.engine, "begin", self._begin)
+        event.remove(self.engine, "after_cursor_execute", self._execute)
+        event.remove(self.engine, "commit", self._commit)
+        event.remove(self.engine, "rollback", self._rollback)
+
+    async def tables_per_transaction(self, db: Database) -> list[set[int]]:
+        """For each committed transaction that wrote hands: the tables whose hands it wrote."""
+        async with db.session() as s:
+            table_of = dict((await s.execute(select(HandRecord.id, HandRecord.table_id))).all())
+        found = [{table_of[v] for v in seen if v in table_of} for seen in self.committed]
+        return [tables for tables in found if tables]
+
+
+def _strings(params: Any) -> Iterator[str]:
+    if isinstance(params, str):
+        yield params
+    elif isinstance(params, dict):
+        for value in params.values():
+            yield from _strings(value)
+    elif isinstance(params, list | tuple):
+        for value in params:
+            yield from _strings(value)
+
+
 async def _check(db: Database, manager: TableManager, tables: list[Any]) -> None:
     async with db.session() as s:
         done = await s.scalar(
@@ -58,11 +118,16 @@ async def _check(db: Database, manager: TableManager, tables: list[Any]) -> None
 async def test_several_tables_hands_share_transactions(db: Database) -> None:
     manager, clock, tables = await _tables(db, 4)
     try:
-        for _ in range(3):
-            for table in tables:
-                await play_hands(table, clock, 1)
-        assert await manager.writer.drain(timeout=30)
-        assert manager.writer.batches > 0
+        with Transactions(db) as seen:
+            for _ in range(3):
+                for table in tables:
+                    await play_hands(table, clock, 1)
+            assert await manager.writer.drain(timeout=30)
+        shared = await seen.tables_per_transaction(db)
+        # every hand write went through the shared path; some transactions held several
+        # tables' hands, and the writer counted exactly those
+        assert sum(len(tables) > 1 for tables in shared) == manager.writer.batches > 0
+        assert len(shared) < 2 * sum(t.hands_played for t in tables)  # a start and an end each
         await _check(db, manager, tables)
     finally:
         await manager.stop()
@@ -78,11 +143,14 @@ async def test_a_failed_shared_transaction_leaves_each_write_to_itself(db: Datab
 
     manager.writer.write_many = refuse
     try:
-        for table in tables:
-            await play_hands(table, clock, 2)
-        assert await manager.writer.drain(timeout=30)
+        with Transactions(db) as seen:
+            for table in tables:
+                await play_hands(table, clock, 2)
+            assert await manager.writer.drain(timeout=30)
         assert calls  # it was tried, then every write went on its own
         assert manager.writer.batches == 0 and manager.writer.dropped == 0
+        shared = await seen.tables_per_transaction(db)
+        assert shared and all(len(tables) == 1 for tables in shared), shared
         await _check(db, manager, tables)
     finally:
         await manager.stop()

@@ -289,7 +289,7 @@ export function applyEvent(state, ev) {
           p.down = p.down || [];
           p.down.push(ev.card);
           p.down_count = p.down.length;
-        }
+        } else if (!p.down) p.down_count += 1; // a hand history hides this card (R24): its back
       }
       break;
     case "down_cards":
