@@ -70,6 +70,9 @@ class Settings(BaseSettings):
 
     # Mail ("email me this hand"): SMTP_URL is smtp://, smtp+starttls:// or smtps://
     # [user:password@]host[:port]; without it messages go to a Maildir (`effective_maildir`).
+    # SMTP_CA_FILE: a PEM file of CAs to trust for the server's certificate besides the
+    # system's (a private CA, a self-signed server)
+    smtp_ca_file: Path | None = None
     mail_from: str = "noreply@localhost"  # the sender address; the display name is site_name
     maildir: Path | None = None  # default: data_dir / "maildir"
     public_base_url: str | None = None  # for links in mail; default http://host:port

@@ -73,7 +73,7 @@ def start_mail(app: FastAPI, db: Database, settings: Settings) -> MailWorker:
     """Start the outbox worker (SMTP_URL, else the Maildir); it first sends what is pending."""
     worker = MailWorker(
         db,
-        transport_for(settings.smtp_url, settings.effective_maildir),
+        transport_for(settings.smtp_url, settings.effective_maildir, ca_file=settings.smtp_ca_file),
         app.state.mail_history,
         config=WorkerConfig.from_settings(settings),
         backoff=exponential_backoff(

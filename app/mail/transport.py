@@ -2,7 +2,9 @@
 
 `SMTP_URL` is ``smtp://[user:password@]host[:port]`` (plain, port 25),
 ``smtp+starttls://…`` (STARTTLS required, port 587) or ``smtps://…`` (TLS from the start,
-port 465). User and password are percent-decoded.
+port 465). User and password are percent-decoded. The server's certificate is verified
+against the system's CAs, plus those in `SMTP_CA_FILE` (a PEM bundle) when it is set: a
+server with a private or self-signed CA.
 
 A transport raises `TemporaryFailure` (try again later: the server is down, busy, or answered
 4xx) or `PermanentFailure` (a 5xx refusal that retrying will not change).
@@ -50,9 +52,10 @@ class SmtpConfig:
     start_tls: bool
     username: str | None
     password: str | None
+    ca_file: Path | None = None  # CAs to trust besides the system's
 
     @classmethod
-    def from_url(cls, url: str) -> SmtpConfig:
+    def from_url(cls, url: str, *, ca_file: Path | None = None) -> SmtpConfig:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
         if scheme not in _PORTS:
@@ -61,6 +64,9 @@ class SmtpConfig:
             )
         if not parts.hostname:
             raise ValueError("SMTP_URL has no host")
+        # at start, not as a retried "could not reach the mail server" on every message
+        if ca_file is not None and not ca_file.is_file():
+            raise ValueError(f"SMTP_CA_FILE {ca_file} is not a file")
         return cls(
             host=parts.hostname,
             port=parts.port or _PORTS[scheme],
@@ -68,6 +74,7 @@ class SmtpConfig:
             start_tls=scheme == "smtp+starttls",
             username=unquote(parts.username) if parts.username else None,
             password=unquote(parts.password) if parts.password is not None else None,
+            ca_file=ca_file,
         )
 
 
@@ -77,8 +84,10 @@ class SmtpTransport:
         self.timeout = timeout
 
     @classmethod
-    def from_url(cls, url: str, *, timeout: float = 30.0) -> SmtpTransport:
-        return cls(SmtpConfig.from_url(url), timeout=timeout)
+    def from_url(
+        cls, url: str, *, timeout: float = 30.0, ca_file: Path | None = None
+    ) -> SmtpTransport:
+        return cls(SmtpConfig.from_url(url, ca_file=ca_file), timeout=timeout)
 
     async def send(self, message: EmailMessage, *, sender: str, recipient: str) -> str:
         c = self.config
@@ -93,6 +102,7 @@ class SmtpTransport:
                 password=c.password,
                 use_tls=c.use_tls,
                 start_tls=c.start_tls,
+                cert_bundle=str(c.ca_file) if c.ca_file is not None else None,
                 timeout=self.timeout,
             )
         except aiosmtplib.SMTPRecipientsRefused as exc:
@@ -134,5 +144,7 @@ class MaildirTransport:
         return f"written to the Maildir {self.path} as {key}"
 
 
-def transport_for(smtp_url: str | None, maildir: Path) -> Transport:
-    return SmtpTransport.from_url(smtp_url) if smtp_url else MaildirTransport(maildir)
+def transport_for(smtp_url: str | None, maildir: Path, *, ca_file: Path | None = None) -> Transport:
+    if smtp_url:
+        return SmtpTransport.from_url(smtp_url, ca_file=ca_file)
+    return MaildirTransport(maildir)

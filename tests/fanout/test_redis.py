@@ -1,12 +1,14 @@
 """What only the Redis backend does: one shared subscription connection per process,
-pipelined publishing, namespaces on the wire, and surviving a lost connection."""
+pipelined publishing, namespaces on the wire, surviving a lost connection, and what a
+restricted ACL user is refused."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 import redis.asyncio
@@ -44,6 +46,56 @@ async def proxy(redis_url: str) -> AsyncIterator[RedisProxy]:
     await proxy.start()
     yield proxy
     await proxy.close()
+
+
+# What the fan-out needs besides scripts: pub/sub, and PING and CLIENT SETNAME (and, on newer
+# Redis, CLIENT SETINFO) from the connection category.
+FANOUT_COMMANDS = ["+@pubsub", "+@connection"]
+
+MakeUser = Callable[..., Awaitable[tuple[str, str]]]
+
+
+@pytest.fixture
+async def acl_user(
+    redis_url: str, redis_admin: redis.asyncio.Redis, namespace: str
+) -> AsyncIterator[MakeUser]:
+    """Makes ACL users on the shared Redis (names unique to the test, removed after it):
+    `commands` as `ACL SETUSER` takes them, `channels` the glob patterns it may use. Returns
+    each one's name and a URL that logs in as it. Ask for it before `make_redis`, so that its
+    users outlive the fan-outs (Redis disconnects a deleted user's clients)."""
+    made: list[str] = []
+
+    async def make(*, commands: list[str], channels: list[str]) -> tuple[str, str]:
+        name = f"{namespace}-{len(made)}"
+        password = secrets.token_hex(16)
+        made.append(name)
+        assert await redis_admin.acl_setuser(
+            name,
+            enabled=True,
+            reset=True,
+            passwords=[f"+{password}"],
+            commands=commands,
+            channels=channels,
+        )
+        target = urlsplit(redis_url)
+        netloc = f"{quote(name, safe='')}:{password}@{target.hostname}:{target.port or 6379}"
+        return name, urlunsplit(target._replace(netloc=netloc))
+
+    try:
+        yield make
+    finally:
+        if made:
+            await redis_admin.acl_deluser(*made)
+
+
+async def refusals(admin: redis.asyncio.Redis, user: str) -> list[tuple[str, str, str, int]]:
+    """(reason, context, object, count) of what Redis refused `user`, from its ACL LOG."""
+    entries = await admin.acl_log(count=1000)
+    return [
+        (str(e["reason"]), str(e["context"]), str(e["object"]), int(str(e["count"])))
+        for e in entries
+        if e["username"] == user
+    ]
 
 
 def wire(namespace: str, channel: str) -> str:
@@ -217,29 +269,42 @@ async def test_a_burst_larger_than_one_script_call_is_split_in_order(
 
 
 async def test_bursts_fall_back_to_pipelines_where_scripts_are_refused(
-    make_redis: MakeRedis, monkeypatch: pytest.MonkeyPatch
+    acl_user: MakeUser, make_redis: MakeRedis, redis_admin: redis.asyncio.Redis, namespace: str
 ) -> None:
-    fanout = make_redis()
-
-    async def refuse(args: list[str]) -> None:
-        raise redis.exceptions.NoPermissionError("this user has no permissions to run EVALSHA")
-
-    monkeypatch.setattr(fanout, "_publish_all", refuse)
+    # A real ACL user (as some managed Redis services hand out): pub/sub yes, scripts no.
+    name, url = await acl_user(commands=FANOUT_COMMANDS, channels=[wire(namespace, "*")])
+    fanout = make_redis(url)
     messages = [(TABLE, str(n)) for n in range(10)]
     async with fanout.subscribe(TABLE) as sub:
         await fanout.publish_many(messages)
         await fanout.publish_many(messages)
         assert await receive_n(sub, 20) == messages + messages
+    # Redis refused the script once; the second burst went straight to a pipeline (Redis
+    # counts repeats of one refusal in a single ACL LOG entry).
+    assert await refusals(redis_admin, name) == [("command", "toplevel", "evalsha", 1)]
 
 
-async def test_a_script_that_fails_while_running_is_not_resent(
-    make_redis: MakeRedis, monkeypatch: pytest.MonkeyPatch
+async def test_a_refused_publish_raises_and_a_script_refused_halfway_is_not_resent(
+    acl_user: MakeUser, make_redis: MakeRedis, redis_admin: redis.asyncio.Redis, namespace: str
 ) -> None:
-    fanout = make_redis()
-
-    async def fail(args: list[str]) -> None:
-        raise redis.exceptions.ResponseError("ERR Error running script: out of memory")
-
-    monkeypatch.setattr(fanout, "_publish_all", fail)
-    with pytest.raises(FanoutUnavailable):
-        await fanout.publish_many([(TABLE, "a"), (TABLE, "b")])
+    # May run scripts and publish on the table's public channel, not on a seat's.
+    name, url = await acl_user(
+        commands=[*FANOUT_COMMANDS, "+evalsha", "+eval", "+script|load"],
+        channels=[wire(namespace, TABLE)],
+    )
+    refused = make_redis(url)
+    listener = make_redis()  # another process, as the default user
+    async with listener.subscribe(TABLE, SEAT) as sub:
+        with pytest.raises(FanoutUnavailable):
+            await refused.publish(SEAT, "hole cards")
+        # The script publishes the first message, then Redis stops it at the second: an
+        # error from a script that ran is not a refusal, so no pipeline sends "a" again.
+        with pytest.raises(FanoutUnavailable):
+            await refused.publish_many([(TABLE, "a"), (SEAT, "b")])
+        await refused.publish(TABLE, "fence")
+        assert await receive_until(sub, TABLE, "fence") == [(TABLE, "a")]
+    seat = wire(namespace, SEAT)
+    assert sorted(await refusals(redis_admin, name)) == [
+        ("channel", "lua", seat, 1),
+        ("channel", "toplevel", seat, 1),
+    ]
