@@ -25,19 +25,20 @@ from sqlalchemy import select
 
 from app.api.mail import start_mail
 from app.config import Settings
+from app.mail.history import StoredHistory
 from app.mail.requests import MailLimits, request_hands
 from app.mail.transport import SmtpConfig, SmtpTransport, TemporaryFailure
 from app.mail.worker import MailWorker, WorkerConfig
 from app.store.db import Database
 from app.store.outbox import MailAttempt, MailRequest
 from app.store.types import utcnow
-from tests.mail.support import EngineHistory, FakeClock, free_port, make_player, showdown_hand
+from tests.mail.support import FakeClock, free_port, make_player, store_showdown_hand
 
 USER = "stud-mailer"
 PASSWORD = "s3cret:p@ss"  # percent-encoded in the URL
 SENDER = "hands@stud.test"
 LIMITS = MailLimits(hands_per_hour=100, verifications_per_hour=100)
-HAND = 101
+HISTORY = StoredHistory()  # the real one: hands as stored
 
 # aiosmtpd's own warning for the smtps server (see `TlsSmtpServer`), whose AUTH is over TLS
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
@@ -165,11 +166,12 @@ async def make_server(ca: trustme.CA) -> AsyncIterator[MakeServer]:
             await server.stop()
 
 
-async def _queue_hand(db: Database, history: EngineHistory, now: Any) -> None:
-    """bob asks for a hand he called down and mucked."""
+async def _queue_hand(db: Database, now: Any) -> int:
+    """bob asks for a stored hand he called down and mucked; its number."""
     users = {s: await make_player(db, name) for s, name in enumerate(["ann", "bob", "cy"])}
-    history.add(HAND, showdown_hand(), {s: (u.id, u.name) for s, u in users.items()})
-    await request_hands(db, history, user_id=users[1].id, now=now, limits=LIMITS, hand_ids=[HAND])
+    number = await store_showdown_hand(db, {s: u.id for s, u in users.items()})
+    await request_hands(db, HISTORY, user_id=users[1].id, now=now, limits=LIMITS, hand_ids=[number])
+    return number
 
 
 async def _rows(db: Database) -> tuple[list[MailRequest], list[MailAttempt]]:
@@ -188,10 +190,10 @@ def _message() -> EmailMessage:
 
 @pytest.mark.parametrize("scheme", ["smtp+starttls", "smtps"])
 async def test_the_right_password_delivers_over_tls(
-    scheme: str, db: Database, history: EngineHistory, make_server: MakeServer, ca_file: Path
+    scheme: str, db: Database, make_server: MakeServer, ca_file: Path
 ) -> None:
     server = await make_server(scheme)
-    await _queue_hand(db, history, utcnow())
+    number = await _queue_hand(db, utcnow())
     # the worker as the server starts it, from the settings
     settings = Settings(
         smtp_url=server.url(scheme),
@@ -201,7 +203,7 @@ async def test_the_right_password_delivers_over_tls(
         mail_worker_enabled=False,
     )
     app = FastAPI()
-    app.state.mail_history = history
+    app.state.mail_history = HISTORY
     assert await start_mail(app, db, settings).run_once() == 1
 
     [login] = server.logins
@@ -215,9 +217,11 @@ async def test_the_right_password_delivers_over_tls(
         login.tls,
     )
     message = got.message
-    assert message["Subject"] == f"Stud Club: hand #{HAND}"
+    assert message["Subject"] == f"Stud Club: hand #{number}"
     body = message.get_body(("plain",))
-    assert body is not None and f"Stud Hand #{HAND}" in body.get_content()
+    assert (
+        body is not None and f"PokerStars Hand #{number}: 7 Card Stud Limit" in body.get_content()
+    )
     [request], [attempt] = await _rows(db)
     assert request.status == "sent" and attempt.outcome == "sent"
     assert attempt.detail.startswith(f"accepted by 127.0.0.1:{server.port}")
@@ -225,19 +229,18 @@ async def test_the_right_password_delivers_over_tls(
 
 async def test_a_wrong_password_is_refused_and_the_mail_waits_for_a_retry(
     db: Database,
-    history: EngineHistory,
     clock: FakeClock,
     make_server: MakeServer,
     ca_file: Path,
 ) -> None:
     server = await make_server("smtp+starttls")
-    await _queue_hand(db, history, clock())
+    await _queue_hand(db, clock())
 
     def worker(url: str) -> MailWorker:
         return MailWorker(
             db,
             SmtpTransport.from_url(url, timeout=5, ca_file=ca_file),
-            history,
+            HISTORY,
             config=WorkerConfig(sender=SENDER),
             clock=clock,
             backoff=lambda attempt: timedelta(seconds=60),
