@@ -223,9 +223,11 @@ async def cluster(
     redis: str,
     n: int = 3,
     each: dict[int, dict[str, str]] | None = None,
+    route: Callable[[str], str] | None = None,
 ) -> AsyncIterator[Cluster]:
     """`n` processes on a fresh database and a Redis namespace of their own; `each`: more
-    settings for process i."""
+    settings for process i; `route`: the database URL the processes use, made from the
+    real one (a proxy's), while the test's own connection (`Cluster.db`) goes direct."""
     name = pg_server.new_database(template=pg_server.template)
     # a process stopped inside a transaction must not hold its row locks for ever
     await pg_server.execute(f"ALTER DATABASE {name} SET idle_in_transaction_session_timeout = '1s'")
@@ -233,7 +235,8 @@ async def cluster(
     namespace = f"test-{uuid.uuid4().hex[:12]}"
     envs = [
         server_env(
-            tmp_path / f"d{i}", DATABASE_URL=url, REDIS_URL=redis, REDIS_NAMESPACE=namespace,
+            tmp_path / f"d{i}", DATABASE_URL=route(url) if route else url, REDIS_URL=redis,
+            REDIS_NAMESPACE=namespace,
             LEASE_SECONDS=str(LEASE), HEARTBEAT_SECONDS=str(HEARTBEAT), DRAIN_SECONDS="30",
             **(each or {}).get(i, {}),
         )

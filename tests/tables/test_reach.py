@@ -135,7 +135,7 @@ async def check_frozen(table: Table, clock: FakeClock, why: str) -> None:
     assert hand.to_act == seat and table.turn_id == turn
 
 
-async def test_a_table_unsure_of_its_lease_stops_its_clock_and_resumes_it_in_full(
+async def test_r19_a_table_unsure_of_its_lease_stops_its_clock_and_resumes_it_in_full(
     sqlite_db: Database,
 ) -> None:
     """A server's store (`watch_expiry`) with a 1 s lease: no renewal comes (as when the
@@ -179,7 +179,7 @@ async def test_a_table_unsure_of_its_lease_stops_its_clock_and_resumes_it_in_ful
         await fanout.close()
 
 
-async def test_a_table_cut_off_from_redis_keeps_its_events_and_its_clock(
+async def test_r19_a_table_cut_off_from_redis_keeps_its_events_and_its_clock(
     sqlite_db: Database,
     redis_url: str,  # noqa: F811
 ) -> None:
