@@ -30,6 +30,7 @@ from tests.conftest import PgServer
 from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
 from tests.fanout.proxy import RedisProxy as TcpProxy
 from tests.store.factories import make_user
+from tests.store.hands_play import act_once
 
 TIMER_MS = 3_000
 SETTINGS: dict[str, Any] = dict(
@@ -283,3 +284,36 @@ async def test_r19_no_protection_is_spent_nor_anyone_folded_while_the_database_i
         await direct.dispose()
         await proxy.close()
         pg_server.drop(name)
+
+
+async def test_r19_a_table_frozen_between_hands_deals_the_next_one_when_it_resumes(
+    sqlite_db: Database,
+) -> None:
+    """Its lease in doubt between two hands, a table deals nothing however long it waits
+    (it keeps looking again meanwhile); once a renewal confirms the lease it deals on."""
+    store = LedgerTableStore(sqlite_db, lease_seconds=1.0, watch_expiry=True)
+    fanout = create_fanout("memory://")
+    manager, table, clock, heard = await seated(sqlite_db, store, fanout)
+    try:
+        while table.hand is not None:  # the first hand, to its end
+            await act_once(table)
+        played = table.hands_played
+        await until(lambda: not store.holds(table.id), "the lease is in doubt")
+        mark = await heard.mark(table)
+        for _ in range(5):  # the pause between hands, many times over
+            clock.advance(1.0)
+            await table.request(m.Sync())
+        assert table.hand is None and table.hands_played == played
+        assert table.frozen == "lease" and heard.events[mark:] == []
+
+        assert await manager.renew_leases() == set()
+        await table.request(m.Sync())
+        clock.advance(SETTINGS["hand_pause_ms"] / 1000)
+        await table.request(m.Sync())
+        assert table.hand is not None  # the next hand
+        await until(lambda: "hand_started" in heard.types(mark), "the next hand is told")
+        assert heard.types(mark)[0] == "resumed"
+    finally:
+        await heard.close()
+        await manager.stop()
+        await fanout.close()
