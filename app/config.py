@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -47,6 +48,9 @@ class Settings(BaseSettings):
     table_capacity: int = 500  # tables this process will run (placement reads it)
     # SIGTERM: current hands may run this long to finish before the tables are let go
     drain_seconds: float = 30.0
+    # A table socket whose client does not answer the server's WebSocket ping within this
+    # many seconds (pinged every as many) is closed: it stopped reading (docs/design.md).
+    ws_ping_seconds: float = Field(default=20.0, gt=0)
 
     # Accounts and play money (integers in the smallest chip unit).
     starting_balance: int = 100_000

@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         port=settings.port,
         ws_per_message_deflate=False,  # small JSON: compression costs CPU, saves nothing
         ws_max_size=MAX_TRANSPORT_FRAME,  # the socket answers a frame over MAX_FRAME
+        ws_ping_interval=settings.ws_ping_seconds,  # a client that stops reading is found
+        ws_ping_timeout=settings.ws_ping_seconds,
         log_level="info",
         forwarded_allow_ips=settings.forwarded_allow_ips,  # behind nginx: its forwarded headers
     )
