@@ -3,15 +3,24 @@ database unable to count all-in protections) stops its clock, refuses commands
 (`table_frozen`) and then says `resumed`, followed by a new `turn` with the whole clock. The
 browser's table model, in each language: the log says how long the table stood still and
 why, a refusal stops the countdown where it stood, and the turn after `resumed` starts a
-whole new one."""
+whole new one; and the same with a real server whose Redis goes away at the player's turn."""
 
 from __future__ import annotations
 
+import re
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, expect
+
+from tests.conftest import PgServer
+from tests.frontend.players import Player, calldown
+from tests.frontend.table_kit import create_table, my_turn, open_table, register, seat_bots
+from tests.process.test_cluster_redis import own_redis
+from tests.serverproc import free_port, server, server_env
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -102,3 +111,75 @@ def test_r19_resumed_is_logged_in_each_language_and_the_next_turn_has_the_whole_
             assert out["turnId"] == 2 and out["legal"] is True
     finally:
         page.close()
+
+
+# taken this time: the turn moved on (or the hand ended)
+MOVED_ON_JS = "(t) => { const h = window.studDebug.state.hand; return !h || h.turn_id !== t; }"
+
+
+def _until_logged(log: Path, text: str, timeout: float = 30.0) -> None:
+    """Wait until the server's log says `text` (the server noticing, not a guess of when)."""
+    deadline = time.monotonic() + timeout
+    while text not in log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, f"the server never logged {text!r}"
+        time.sleep(0.1)
+
+
+@pytest.mark.postgresql
+def test_r19_redis_away_at_my_turn_refuses_my_action_then_resumes_with_a_whole_clock(
+    tmp_path: Path, pg_server: PgServer, browser: Browser, shots_dir: Path
+) -> None:
+    """A real server whose Redis (the fan-out) is stopped at this player's turn: the click is
+    refused (`table_frozen`, said in words) and the countdown stops; when Redis is back the
+    log says the table could not reach the player, and a new turn has the whole clock."""
+    name = pg_server.new_database(template=pg_server.template)
+    redis_port, port = free_port(), free_port()
+    redis_log, log = tmp_path / "redis.log", tmp_path / "server.log"
+    env = server_env(
+        tmp_path / "data", DATABASE_URL=pg_server.url_for(name),
+        REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
+        REDIS_NAMESPACE=f"test-{uuid.uuid4().hex[:12]}", LEASE_SECONDS="3", HEARTBEAT_SECONDS="0.5",
+    )  # fmt: skip
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    try:
+        with own_redis(redis_port, redis_log) as first_redis, server(tmp_path, port, log, env):
+            base = f"http://127.0.0.1:{port}"
+            me = Player(f"fz{uuid.uuid4().hex[:6]}", context.new_page(), shots_dir)
+            register(me, base)
+            # a long clock: the click below comes well inside this turn
+            table = create_table(me.page, max_seats=4, bot_delay_ms=100, action_timer_ms=60_000)
+            open_table(me, base, table["table"]["id"])
+            me.sit(0)
+            seat_bots(me, 1)
+            turn = my_turn(me, None)
+            assert not turn.get("over")
+            first_redis.terminate()
+            first_redis.wait()
+            _until_logged(log, "fan-out: Redis unreachable")
+            bar = me.page.locator(f'.action-bar[data-turn="{turn["turn_id"]}"]')
+            bar.locator(f'button.act[data-action="{calldown(turn["legal"])}"]').first.click()
+            expect(me.page.locator(".toast-error")).to_have_text(REFUSALS["en"])
+            expect(bar.locator(".countdown")).to_have_text(re.compile(r"^stopped at \d+s$"))
+            me.shot("frozen-refused")
+            assert me.state("s.hand.turn_id") == turn["turn_id"]  # nothing was taken
+            with own_redis(redis_port, redis_log):
+                said = me.page.locator("ol.log li.log-warn").filter(has_text="could not reach")
+                expect(said).to_have_count(1, timeout=60_000)
+                expect(said).to_have_text(
+                    re.compile(
+                        r"^The table could not reach you for \d+ s \(the server's messaging was"
+                        r" down\); play resumes with a full clock\.$"
+                    )
+                )
+                again = my_turn(me, turn["turn_id"])
+                assert again["hand_id"] == turn["hand_id"] and again["turn_id"] > turn["turn_id"]
+                fresh = me.page.locator(f'.action-bar[data-turn="{again["turn_id"]}"] .countdown')
+                expect(fresh).to_have_text(re.compile(r"^\d+s$"))
+                expect(fresh).not_to_have_class(re.compile(r"\bstopped\b"))
+                me.shot("frozen-resumed")
+                me.act(again["turn_id"], calldown(again["legal"]))
+                me.page.wait_for_function(MOVED_ON_JS, arg=again["turn_id"])
+            assert not me.errors, me.errors
+    finally:
+        context.close()
+        pg_server.drop(name)
