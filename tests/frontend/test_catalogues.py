@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.mail.texts import TEXTS
+from app.wire.catalog import ENGINE_EVENTS
+from app.wire.events import TABLE_EVENTS
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 LANGUAGES = ("en", "nl", "de")
@@ -38,6 +40,15 @@ def test_every_key_the_client_asks_for_is_in_the_catalogue() -> None:
         asked |= set(re.findall(r'\bt\("([a-z0-9_.]+)"', path.read_text("utf-8")))
     assert len(asked) > 200
     assert sorted(asked - set(english)) == []
+
+
+def test_the_table_model_handles_every_event_the_wire_catalogue_names() -> None:
+    """A new event on the wire (as `resumed` was) is drawn or applied, not dropped unseen."""
+    model = (FRONTEND / "js" / "table" / "model.js").read_text("utf-8")
+    handled = set(re.findall(r'^\s*case "([a-z_]+)":', model, re.MULTILINE))
+    named = {cls.type for cls in TABLE_EVENTS} | {cls.type for cls in ENGINE_EVENTS}
+    assert "resumed" in named and len(named) > 30
+    assert sorted(named - handled) == []
 
 
 # every text that names a hand names it by its number, written "#N" in every language

@@ -1,7 +1,7 @@
 // The table as this client knows it: a snapshot, then every numbered event applied in order.
 // Pure data and functions (no DOM), so a reload or a resync rebuilds exactly the same state.
 
-import { handName, money as chips, t } from "../i18n.js";
+import { handName, money as chips, number, t } from "../i18n.js";
 
 /** "Fourth street" in the page's language (0: the cards are being dealt). */
 export function streetName(street) {
@@ -30,6 +30,7 @@ export function emptyState(userId) {
     lastHandId: null, // the last finished hand this player was dealt into
     commitment: null, // {hand_id, commitment, scheme, reveal, verdict}: the deal fixed before the first card, opened after
     voidedSeen: new Set(), // cancelled hands already told (an event, or a snapshot's `voided`)
+    frozen: false, // a command was refused `table_frozen`: the server's clock stands still
   };
 }
 
@@ -70,6 +71,30 @@ export function isHost(state) {
   return !!state.table && state.table.host_user_id === state.userId;
 }
 
+/** A command came back `table_frozen`: the table cannot reach its players and its clock
+ * stands still, so the countdown stops where it is (the server's `resumed`, then a new
+ * `turn` with the whole clock, or a snapshot, starts it again). */
+export function clockStopped(state) {
+  state.frozen = true;
+  const hand = state.hand;
+  if (hand && hand.deadline !== null && hand.stopped_left === null) hand.stopped_left = Math.max(0, hand.deadline - performance.now());
+}
+
+/** What the countdown shows: `left` ms (null: no clock running), `stopped` while frozen. */
+export function timeLeft(state) {
+  const hand = state.hand;
+  if (!hand || hand.over || hand.deadline === null) return { left: null, stopped: false };
+  if (state.frozen && hand.stopped_left !== null) return { left: hand.stopped_left, stopped: true };
+  return { left: Math.max(0, hand.deadline - performance.now()), stopped: false };
+}
+
+/** "12 s", or "3 min" for a long pause: how long the table's clock stood still. */
+function pauseLength(ms) {
+  const secs = Math.max(1, Math.round(ms / 1000));
+  return secs < 120 ? t("log.pause.seconds", { n: number(secs) }) : t("log.pause.minutes", { n: number(Math.round(secs / 60)) });
+}
+const RESUMED = new Set(["lease", "fanout", "database"]);
+
 /** The legal actions when it is this client's turn, else null. */
 export function myLegal(state) {
   const hand = state.hand;
@@ -102,6 +127,7 @@ function handFromView(hv, table) {
     turn_id: hv.turn_id,
     legal: hv.legal || hv.turn_legal || null,
     deadline: hv.remaining_ms === null || hv.remaining_ms === undefined ? null : performance.now() + hv.remaining_ms,
+    stopped_left: null,
     timer_ms: table.action_timer_ms,
     community: hv.community,
     players,
@@ -153,6 +179,7 @@ export function applySnapshot(state, snap) {
   state.log = [...state.log.filter((e) => e.v < from), ...lines.map((e) => ({ ...e, n: ++state.logSeq }))].slice(-LOG_MAX);
   state.logReset += 1;
   state.timedOut = null;
+  state.frozen = false; // the snapshot's `remaining_ms` is the server's clock as it is now
   const hv = snap.hand;
   state.hand = hv ? handFromView(hv, snap.table) : null;
   if (back) log(state, t("log.table_back"), "info");
@@ -251,6 +278,18 @@ export function applyEvent(state, ev) {
       }
       if (hand && (!ev.hand_id || ev.hand_id === hand.hand_id)) state.hand = null;
       break;
+    case "resumed": {
+      // the table reaches its players again after its clock stood still; the old turn's
+      // countdown is void: the `turn` that follows gives the whole clock
+      state.frozen = false;
+      if (hand) {
+        hand.deadline = null;
+        hand.stopped_left = null;
+      }
+      const key = RESUMED.has(ev.reason) ? `log.resumed.${ev.reason}` : "log.resumed";
+      log(state, t(key, { time: pauseLength(ev.paused_ms ?? 0) }), "warn");
+      break;
+    }
     case "post_ante_due":
       if (ev.seat === mySeat(state)) state.postAnteDue = true;
       break;
@@ -259,7 +298,7 @@ export function applyEvent(state, ev) {
       ev.seats.forEach((seat, i) => (players[seat] = newPlayer(seat, ev.stacks[i])));
       state.hand = {
         hand_id: ev.hand_id, number: ev.number ?? null, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
-        to_act: null, turn_id: null, legal: null, deadline: null, timer_ms: state.table?.action_timer_ms ?? 10000,
+        to_act: null, turn_id: null, legal: null, deadline: null, stopped_left: null, timer_ms: state.table?.action_timer_ms ?? 10000,
         community: null, players, pots: [], order: [], awards: [], rake: 0, over: false,
         bring_in_seat: null,
         commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
@@ -413,6 +452,8 @@ export function applyEvent(state, ev) {
         hand.legal = ev.legal;
         hand.timer_ms = ev.timer_ms;
         hand.deadline = performance.now() + ev.timer_ms;
+        hand.stopped_left = null;
+        state.frozen = false; // a new turn: the server's clock runs
       }
       break;
     default:

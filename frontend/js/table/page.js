@@ -1,13 +1,13 @@
 // The table page: connects, keeps the state, draws it, and sends the player's commands.
 
-import { get, me } from "../api.js";
+import { errorText, get, me } from "../api.js";
 import { emailHand } from "../history.js";
 import { chips, clear, dialog, dollars, field, h, stakes, toast, toCents, variantName } from "../dom.js";
 import { t } from "../i18n.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
 import { checkReveal } from "../fairness.js";
-import { applyEvent, applySnapshot, emptyState, isHost, myInfo, myLegal, mySeat, resultLines, seatName } from "./model.js";
+import { applyEvent, applySnapshot, clockStopped, emptyState, isHost, myInfo, myLegal, mySeat, resultLines, seatName, timeLeft } from "./model.js";
 import { TableSocket } from "./socket.js";
 import { keyed, renderFelt } from "./view.js";
 
@@ -105,7 +105,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   function onFrame(frame) {
     if (frame.type === "error") {
-      toast(frame.message, "error");
+      toast(errorText(frame.code, frame.message), "error");
       return;
     }
     if (frame.type === "snapshot") {
@@ -194,11 +194,19 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     return h("button.btn.small.ghost", { type: "button", dataset: { cmd: name }, onclick, disabled }, label);
   }
 
+  /** How long a refusal's toast stays; a frozen table's also stops the countdown. */
+  function refused(err) {
+    if (err.code !== "table_frozen") return 4000;
+    clockStopped(state); // the server's clock stands still until it says `resumed`
+    schedule();
+    return 6000; // a longer text, and the player should read that nothing was done
+  }
+
   async function command(msg) {
     try {
       return await socket.request(msg);
     } catch (err) {
-      toast(err.message, "error");
+      toast(err.message, "error", refused(err));
       throw err;
     }
   }
@@ -323,7 +331,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     try {
       await socket.request(msg);
     } catch (err) {
-      if (err.code !== "stale_turn") toast(err.message, "error");
+      const ms = refused(err);
+      if (err.code !== "stale_turn") toast(err.message, "error", ms);
     } finally {
       pending = false;
       schedule();
@@ -385,13 +394,15 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   function tick() {
     const hand = state.hand;
-    const left = hand && hand.deadline && !hand.over ? Math.max(0, hand.deadline - performance.now()) : null;
+    const { left, stopped } = timeLeft(state);
     const frac = left === null ? 0 : left / (hand.timer_ms || 10000);
     for (const bar of felt.querySelectorAll(".timer-bar")) bar.style.setProperty("--left", String(frac));
     for (const c of actionBar.querySelectorAll(".countdown")) {
-      const secs = left === null ? "" : t("table.seconds", { n: Math.ceil(left / 1000) });
+      const n = left === null ? null : Math.ceil(left / 1000);
+      const secs = n === null ? "" : stopped ? t("table.clock_stopped", { n }) : t("table.seconds", { n });
       if (c.textContent !== secs) c.textContent = secs;
-      c.classList.toggle("urgent", left !== null && left < 4000);
+      c.classList.toggle("urgent", left !== null && left < 4000 && !stopped);
+      c.classList.toggle("stopped", stopped);
     }
   }
   const ticker = setInterval(tick, 100);
