@@ -115,7 +115,7 @@ async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -
             async def held() -> bool:
                 # a table that holds back what it said answers no resync meanwhile
                 reply = await watcher.call({"type": "resync", "last_v": 0})
-                return reply["type"] == "error" and reply["code"] == "unavailable"
+                return bool(reply["type"] == "error" and reply["code"] == "unavailable")
 
             await until(held, "the new count waits to be published")
             with own_redis(port, log):  # ... and comes back, empty
