@@ -4,14 +4,15 @@ POST /api/register {name, password, email} → 201 profile
 POST /api/login {name, password} → {token, token_type, expires_at, user}; also sets the
     HttpOnly, SameSite=Lax session cookie carrying the same token
 POST /api/logout → revokes the session (the token and the cookie are the same session)
-GET  /api/me → profile: {id, name, email, email_verified, balance, seated}
+GET  /api/me → profile: {id, name, email, email_verified, language, balance, seated}
+POST /api/me/language {language} → {language}
 POST /api/me/topup → {granted, balance}: the daily top-up for a broke player
 
 Errors are `{"detail": {"code", "message"}}` (see `app.api.errors`): invalid_name,
-weak_password, invalid_email (422), name_taken (409), bad_credentials (401),
+weak_password, invalid_email, invalid_language (422), name_taken (409), bad_credentials (401),
 rate_limited (429, with Retry-After: logins per name and address, new accounts per
 address), foreign_origin (403, `app.api.security`), not_authenticated (401),
-topup_already_claimed and topup_not_allowed (409).
+topup_already_claimed and topup_not_allowed (409). docs/protocol.md, "Accounts (HTTP)".
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def session_token(conn: HTTPConnection, settings: Settings) -> str | None:
 def cookie_secure(conn: HTTPConnection, settings: Settings) -> bool:
     """The session cookie is `Secure` when the site is served over HTTPS: set so, or seen on
     this request (directly, or `X-Forwarded-Proto` from a proxy uvicorn trusts: its
-    `FORWARDED_ALLOW_IPS`, by default 127.0.0.1)."""
+    `FORWARDED_ALLOW_IPS`, by default 127.0.0.1,::1)."""
     return settings.session_cookie_secure or conn.url.scheme in ("https", "wss")
 
 

@@ -1,6 +1,8 @@
-"""Where the tables run, and moving one: `python -m app tables where` lists the live server
-processes and the tables each runs; `python -m app tables move ID [--to PROCESS]` asks the
-table's owner to hand it over between hands (to PROCESS, else the process with most room).
+"""Where the tables run, and moving one: `python -m app tables where` lists every registered
+server process (a killed one stays registered until the next process starts on the database:
+each line says how old its heartbeat is and whether that makes it live) and the tables
+each runs; `python -m app tables move ID [--to PROCESS]` asks the table's owner to hand it
+over between hands (to PROCESS, else the process with most room).
 
 `move` exits 0 once the table runs on the target (read back from its lease); 1 when nothing
 moved (refused: no such table or process, the target is full or silent; or the hand did
@@ -13,6 +15,7 @@ import argparse
 import asyncio
 import secrets
 import sys
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -32,7 +35,11 @@ EXIT_OK, EXIT_REFUSED, EXIT_ELSEWHERE = 0, 1, 2
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True)
-    actions.add_parser("where", help="the live server processes and the tables each runs")
+    actions.add_parser(
+        "where",
+        help="every registered server process, live or silent (by heartbeat age), and the "
+        "tables each runs",
+    )
     move = actions.add_parser(
         "move",
         help="move a table to another process between hands",
@@ -75,10 +82,21 @@ async def _where() -> int:
     runs: dict[str | None, list[int]] = {}
     for owner, table_id in leases:
         runs.setdefault(owner, []).append(table_id)
+    now = utcnow()
     for p in processes:
-        tables = sorted(runs.get(p.id, []))
-        print(f"{p.id}  pid {p.pid} on {p.host}  capacity {p.capacity}  tables {tables}")
+        print(describe(p, sorted(runs.get(p.id, [])), now, settings.lease_seconds))
     return EXIT_OK
+
+
+def describe(p: ServerProcess, tables: list[int], now: datetime, lease_seconds: float) -> str:
+    """One line of `where`: a process silent for a lease time is dead (as the others judge
+    it), though its row stays until the next process registers."""
+    age = (now - p.heartbeat_at).total_seconds()
+    state = "live" if age < lease_seconds else "silent, dead"
+    return (
+        f"{p.id}  pid {p.pid} on {p.host}  capacity {p.capacity}  tables {tables}  "
+        f"heartbeat {age:.1f} s ago ({state})"
+    )
 
 
 async def _claimed(directory: Directory, table_id: int, seconds: float) -> str | None:

@@ -119,7 +119,7 @@ class CardDealt(Event):
 @_fast_init
 @dataclass(frozen=True, slots=True)
 class BurnsReshuffled(Event):
-    """R9: the burns and the stub (`cards` of them) were gathered and shuffled."""
+    """R9: the burns and the stub (`count` cards) were gathered and shuffled."""
 
     type: ClassVar[str] = "burns_reshuffled"
 

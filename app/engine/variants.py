@@ -1,4 +1,4 @@
-"""The three games as data plus small hooks, in one registry (DESIGN.md)."""
+"""The three games as data plus small hooks, in one registry (docs/design.md, "Engine")."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from app.store.history import load_hand_history
 
 
 class HandHistory(Protocol):
-    """One hand as a player dealt into it may see it afterwards (RULES.md R24: the cards of
+    """One hand as a player dealt into it may see it afterwards (docs/rules.md R24: the cards of
     everyone who reached the showdown, mucked or not; never a folded player's down cards)."""
 
     @property

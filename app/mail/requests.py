@@ -1,7 +1,7 @@
 """Accepting mail requests into the outbox, and verifying addresses.
 
 A player may have hand histories mailed only to a verified address, only for hands they were
-dealt into (RULES.md R24), and at most `hands_per_hour` requests an hour (verification links:
+dealt into (docs/rules.md R24), and at most `hands_per_hour` requests an hour (verification links:
 `verifications_per_hour`). The count is of accepted requests in the database, so it holds
 across server processes; the player's row is locked while counting so two requests at once
 cannot both slip under the limit.

@@ -128,7 +128,7 @@ class LedgerEntry(Base):
 
 
 class PokerTable(Base):
-    """A table's settings (RULES.md R1–R4, R19, R22, R25), so it comes back after a restart."""
+    """A table's settings (docs/rules.md R1–R4, R19, R22, R25), so it comes back after a restart."""
 
     __tablename__ = "poker_tables"
     __table_args__ = (

@@ -1,4 +1,4 @@
-"""A table's settings (RULES.md R1-R4, R19, R22, R25): one model, checked in one place.
+"""A table's settings (docs/rules.md R1-R4, R19, R22, R25): one model, checked in one place.
 
 Table creation (the lobby) and the host's changes (HTTP and the socket) both go through
 `TableSettings`, with strict types: a whole number is a JSON integer (no `7.5`, no `"8"`,
@@ -45,7 +45,7 @@ def _at_most_max_chips(value: int) -> int:
 Chips = Annotated[int, AfterValidator(_at_most_max_chips)]
 Millis = Annotated[int, Field(ge=0)]
 # Floors a host cannot go below: a table of bots with no think time and no pause played
-# hundreds of hands a second, faster than any database writes them (issue 17)
+# hundreds of hands a second, faster than any database writes them
 MIN_BOT_DELAY_MS = 100
 MIN_HAND_PAUSE_MS = 500
 

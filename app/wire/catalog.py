@@ -151,8 +151,12 @@ def _table_entries() -> list[Entry]:
     for cls in events.TABLE_EVENTS:
         entry = by_type.get(cls.type)
         if entry is not None:  # one type sent to more than one audience (`deal_revealed`)
+            # each audience's copy may differ (who gets it): say what the later one is
+            later = _doc(cls)
             by_type[cls.type] = dataclasses.replace(
-                entry, audiences=(*entry.audiences, cls.audience)
+                entry,
+                audiences=(*entry.audiences, cls.audience),
+                doc=f"{entry.doc} To `{cls.audience}`: {later[:1].lower()}{later[1:]}",
             )
             continue
         by_type[cls.type] = Entry(

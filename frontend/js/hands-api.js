@@ -1,4 +1,4 @@
-// Hand histories (issue 6's /api/hands): the hands a player was dealt into, a replayer that
+// Hand histories (/api/hands): the hands a player was dealt into, a replayer that
 // steps through a finished hand street by street (the same drawing as the live table), the
 // downloads (PokerStars text, PHH), the deal's fairness check, and "Email me this hand".
 

@@ -1,4 +1,4 @@
-"""Issue 17's smaller holes in the HTTP API: state changes from another site are refused,
+"""Smaller holes in the HTTP API, closed: state changes from another site are refused,
 every response says `nosniff`, the session cookie is `Secure` over HTTPS, and sign-ups are
 rate-limited per address (each new account is granted the starting balance)."""
 

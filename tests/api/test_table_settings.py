@@ -27,7 +27,7 @@ WRONG: dict[str, list[Any]] = {
     "max_buy_in": [1500.5, "1500", True, 999],
     "max_seats": [7.5, 7.0, "8", True, None, 9, 1],
     "action_timer_ms": [10_000.5, "10000", True, 99],
-    "hand_pause_ms": [3000.5, "3000", False, -1, 0, 499],  # a floor: issue 17
+    "hand_pause_ms": [3000.5, "3000", False, -1, 0, 499],  # below a floor
     "rake_bps": [500.5, "500", True, 10_001],
     "rake_cap": [300.5, "300", True, -1],
     "rake_third_street": [1, "true", None],
@@ -35,7 +35,7 @@ WRONG: dict[str, list[Any]] = {
     "showdown_first_when_checked": [0, "highest", None],
     "private": [1, "yes", None],
     "sit_out_limit": [3.5, "3", True, 1001],
-    "bot_delay_ms": [800.5, "800", True, 60_001, 0, 99],  # a floor: issue 17
+    "bot_delay_ms": [800.5, "800", True, 60_001, 0, 99],  # below a floor
 }
 BASE = {"name": "Strict", "small_bet": 100, "ante": 10}
 
@@ -113,7 +113,7 @@ async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_o
         shown = (await http.get(f"/api/tables/{table_id}")).json()["settings"]
         assert shown.items() >= before.to_dict().items() and shown["rake_cap"] == 0  # uncapped
 
-    # issue 17: after `max_seats: 7.5` the bots could not be seated and no hand was dealt
+    # once, after `max_seats: 7.5` the bots could not be seated and no hand was dealt
     assert (await me.call({"type": "host_settings", "changes": {"max_seats": 7.5}}))[
         "type"
     ] == "error"
@@ -130,7 +130,7 @@ async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_o
 
 
 def test_a_table_stored_below_a_floor_comes_back_at_the_floor() -> None:
-    """Issue 17: tables made before the floors (no think time, no pause) still restore."""
+    """Tables made before the floors (no think time, no pause) still restore."""
     from app.tables.settings import MIN_BOT_DELAY_MS, MIN_HAND_PAUSE_MS, TableSettings
 
     back = TableSettings.stored({**BASE, "hand_pause_ms": 0, "bot_delay_ms": 0})

@@ -36,7 +36,7 @@ FIVE_CARD_COUNTS = {
     "one pair": 1_098_240,
     "high card": 1_302_540,
 }
-SEVEN_CARD_COUNTS = {  # DESIGN.md, "Known counts for tests"
+SEVEN_CARD_COUNTS = {  # the published counts of all C(52, 7) hands
     "straight flush": 41_584,
     "four of a kind": 224_848,
     "full house": 3_473_184,
@@ -99,7 +99,7 @@ def _flush_assignments(counts: Counter[int]) -> int:
 
 
 def test_r20_every_seven_card_hand_counted() -> None:
-    """All 133,784,560 seven-card hands, by category and eight-or-better low (DESIGN.md)."""
+    """All 133,784,560 seven-card hands, by category and eight-or-better low."""
     by_category: Counter[str] = Counter()
     eight_or_better = 0
     for ranks in _rank_multisets(7):

@@ -1,4 +1,4 @@
-"""One catalogue per language (issue 16): every language has every key English has, with the
+"""One catalogue per language: every language has every key English has, with the
 same {places}, and every key the client's code asks for exists; the same for the emails."""
 
 from __future__ import annotations

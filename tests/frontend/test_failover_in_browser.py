@@ -1,4 +1,4 @@
-"""Issue 13 in a real browser: a player's page is served by one process (which runs no
+"""Failover in a real browser: a player's page is served by one process (which runs no
 table: `TABLE_CAPACITY=0`), the table it plays at runs on another. That process is killed
 (`kill -9`) in the middle of a hand. The third process claims the table; the page, on the
 socket it has, is told the hand was cancelled and plays the next hand, without reloading

@@ -1,4 +1,4 @@
-"""Nederlands, Deutsch, English (issue 16): no text on any page that is not in the catalogue,
+"""Nederlands, Deutsch, English: no text on any page that is not in the catalogue,
 a whole hand played in Dutch and one in German (buttons, log lines, amounts and the showdown's
 hand names in that language), the choice kept with the account, the verification email in the
 player's language; and the log's wording fixes (a timeout said once, R19; Razz lows in upper

@@ -1,4 +1,4 @@
-"""Issue 16's looks, measured in Chromium: every kind of button is readable when hovered,
+"""The looks, measured in Chromium: every kind of button is readable when hovered,
 focused and disabled (computed colours, WCAG AA 4.5:1 for text, 3:1 for the focus ring),
 a tap on a phone leaves no hover style behind, and the email-verified page is styled like the
 site with a way back to the lobby."""

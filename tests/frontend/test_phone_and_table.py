@@ -1,4 +1,4 @@
-"""Issue 16, what a new player tripped over: a phone table where nothing a player needs is
+"""What a new player tripped over: a phone table where nothing a player needs is
 covered (8 seats at 360x640 and 390x844), the hand log kept across a reload, "Your tables",
 the host dialog (Done, a confirmation before closing, the bot count that follows) and bots'
 short names."""

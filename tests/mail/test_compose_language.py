@@ -1,4 +1,4 @@
-"""Emails in the player's language (issue 16): the verification link and the words around
+"""Emails in the player's language: the verification link and the words around
 hand histories in English, Dutch or German; the PokerStars history itself stays English."""
 
 from __future__ import annotations

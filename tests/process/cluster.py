@@ -1,5 +1,5 @@
 """Several real server processes on one PostgreSQL database (a fresh one) and one Redis (a
-namespace of its own), for the tests of issue 13: start them, find which one runs a table,
+namespace of its own), for the several-process tests: start them, find which one runs a table,
 stop them every way a process stops, and check what every client was sent.
 
 `cluster()` starts them; `Cluster.seated` makes the usual stage: a table run by process 0,

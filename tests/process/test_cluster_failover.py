@@ -1,4 +1,4 @@
-"""Issue 13 with three real server processes on the real PostgreSQL and Redis: a table's owner
+"""Three real server processes on the real PostgreSQL and Redis: a table's owner
 dies, is paused past its lease, is stopped, or its table is moved on purpose, while its
 players play through the two other processes. Their sockets stay open throughout: they hear
 of the table's new owner, get a snapshot of it, and play on. After each, `ledger check`

@@ -1,4 +1,4 @@
-"""Issue 13 with three real server processes on the real PostgreSQL and Redis: any process
+"""Three real server processes on the real PostgreSQL and Redis: any process
 serves any player. Players whose sockets are on different processes play whole hands at one
 table run by a third; the lobby, observer counts, host commands, invites and table passwords
 answer the same from every process; a process with no room places a new table on one that

@@ -1,4 +1,4 @@
-"""Issue 13, failover and graceful stop with real processes on the real PostgreSQL and Redis,
+"""Failover and graceful stop with real processes on the real PostgreSQL and Redis,
 for players whose sockets were on the process that goes away.
 
 Two server processes share one database and one Redis. A table is made on process 0 and

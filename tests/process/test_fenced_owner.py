@@ -1,4 +1,4 @@
-"""Issue 13, fencing with real processes on the real PostgreSQL and Redis: the owner of a
+"""Fencing with real processes on the real PostgreSQL and Redis: the owner of a
 table, with its players' sockets on it, is stopped (SIGSTOP) in the middle of a hand, past
 its lease; the second process finds the lease expired, claims the table under a higher epoch
 and voids the hand. The old owner is woken (SIGCONT) with a player's action waiting on its

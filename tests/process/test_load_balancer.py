@@ -1,4 +1,4 @@
-"""Issue 13, deployment: what docker-compose.yml runs, as plain processes. Three server
+"""Deployment: what docker-compose.yml runs, as plain processes. Three server
 processes (`python -m app serve`) on one PostgreSQL database and one Redis namespace, and a
 real nginx running the committed deploy/nginx/nginx.conf (tests/nginxproc.py rewrites only
 its paths, ports and DNS server).

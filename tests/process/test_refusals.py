@@ -1,4 +1,4 @@
-"""Issue 13, refusals: real server processes on one database. A second process on the same
+"""Refusals: real server processes on one database. A second process on the same
 SQLite file, or a second process on a shared PostgreSQL where either uses the in-process
 fan-out (no REDIS_URL), refuses to start and says why and what to set. Processes that can
 share (PostgreSQL and Redis each) both start; a process killed with -9 does not keep its

@@ -1,4 +1,4 @@
-"""Issue 13, rate limits across processes: two real server processes on one PostgreSQL and
+"""Rate limits across processes: two real server processes on one PostgreSQL and
 one Redis count login attempts and sign-ups together. Attempts spread over both get no more
 than one process's limit: the next one, on either, is refused with 429."""
 

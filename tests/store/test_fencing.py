@@ -1,4 +1,4 @@
-"""Fenced writes (issue 13), on SQLite and PostgreSQL. A table's owner is paused past its
+"""Fenced writes, on SQLite and PostgreSQL. A table's owner is paused past its
 lease; another store claims the table (a higher epoch) and voids the hand left live. Every
 write the old owner then makes for that table (the finished hand with its settlement, a
 hand start, both in a shared transaction, a settlement, a cash-out, a buy-in, a top-up,

@@ -1,4 +1,4 @@
-"""Table leases (issue 13), on SQLite and PostgreSQL: a table is claimed only when free or
+"""Table leases, on SQLite and PostgreSQL: a table is claimed only when free or
 expired, each claim moves the epoch on, two claimants racing for one table get exactly one
 owner, a renewal or a write under a stale epoch is refused, and a claim waits for a write
 that has passed the fence (PostgreSQL's row lock; SQLite's write lock holds everything)."""

@@ -1,5 +1,5 @@
 """The chip ledger: each movement is one balanced transaction; keys post once; the database
-itself refuses a negative balance; concurrent buy-ins never overdraw (RULES.md R3, R4, R25)."""
+itself refuses a negative balance; concurrent buy-ins never overdraw (docs/rules.md R3, R4, R25)."""
 
 from __future__ import annotations
 

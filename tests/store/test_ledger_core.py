@@ -1,4 +1,4 @@
-"""One posting core: a key answers one request (issue 17: a request id is bound to its kind,
+"""One posting core: a key answers one request (a request id is bound to its kind,
 table and amount), and a bulk settlement of many hands is one statement of each kind, the
 same statements as for one hand (R4, R25)."""
 

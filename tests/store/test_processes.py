@@ -1,4 +1,4 @@
-"""The process registry (issue 13), on SQLite and PostgreSQL: who may register beside whom,
+"""The process registry, on SQLite and PostgreSQL: who may register beside whom,
 a dead process's registration (its pid gone, or silent past the lease time) removed with its
 leases freed, and a heartbeat that finds its row gone says so."""
 

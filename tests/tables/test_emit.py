@@ -1,4 +1,4 @@
-"""Issue 15: the table builds every event it sends from the wire catalog (`app.wire.events`)
+"""The table builds every event it sends from the wire catalog (`app.wire.events`)
 and keeps each event's type beside its text, so nothing reads an event by matching its text."""
 
 from __future__ import annotations

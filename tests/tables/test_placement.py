@@ -1,4 +1,4 @@
-"""Issue 13, placement inside one process: a process runs at most `capacity` tables (it
+"""Placement inside one process: a process runs at most `capacity` tables (it
 claims no more than it has room for, and refuses a new one when full), and a draining
 process lets its tables go between hands and refuses new ones. (With real processes:
 tests/process/test_failover.py.)"""

@@ -1,4 +1,4 @@
-"""Issue 13, the router in one event loop: two (or three) table managers on one database and
+"""The router in one event loop: two (or three) table managers on one database and
 one fan-out stand for processes. A table message reaches the table wherever it runs and its
 refusal comes back with its code; a forged or malformed routed request is refused and
 changes nothing; an owner that does not answer is a clear error within the timeout; a

@@ -1,4 +1,4 @@
-"""The resync snapshot carries the current hand's log (issue 16): the public events since the
+"""The resync snapshot carries the current hand's log: the public events since the
 hand began and the requesting player's own down cards, never another seat's down card and
 none to an observer; and "Your tables" lists every table one sits at or hosts."""
 
