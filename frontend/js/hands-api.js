@@ -1,4 +1,4 @@
-// Hand histories (issue 6's /api/hands): the hands a player was dealt into, a replayer that
+// Hand histories (/api/hands): the hands a player was dealt into, a replayer that
 // steps through a finished hand street by street (the same drawing as the live table), the
 // downloads (PokerStars text, PHH), the deal's fairness check, and "Email me this hand".
 
@@ -6,7 +6,7 @@ import { get } from "./api.js";
 import { chips, clear, h, toast, variantShort } from "./dom.js";
 import { DATE, language, t } from "./i18n.js";
 import { checkReveal } from "./fairness.js";
-import { emailHand } from "./history.js";
+import { emailHand } from "./hand-mail.js";
 import { applyEvent, emptyState, resultLines } from "./table/model.js";
 import { renderFelt } from "./table/view.js";
 

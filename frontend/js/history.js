@@ -1,5 +1,5 @@
-// "My hands": hand histories by email (issue 7's /api/mail) and, when the server has them,
-// the hand-history list and replayer (issue 6's API, see `hands-api.js`).
+// "My hands": hand histories by email (/api/mail) and, when the server has them, the
+// hand-history list and replayer (/api/hands, see `hands-api.js`).
 //
 // Email: the address must be verified first (a link by email); then one hand, or the last N,
 // can be requested; each request's state (queued, sent, failed and why) is listed here.
@@ -10,12 +10,6 @@ import { DATE, language, t } from "./i18n.js";
 
 const STATUSES = ["queued", "sending", "sent", "failed"];
 const statusText = (s) => (STATUSES.includes(s) ? t(`mail.status.${s}`) : s);
-
-/** Ask for one hand by email; resolves with the request, or rejects with a readable error. */
-export async function emailHand(handId) {
-  const r = await post("/api/mail/hands", { hand_id: handId });
-  return r.request;
-}
 
 export async function historyPage(root, user, path, { go }) {
   let profile = (await me().catch(() => null)) || user;
@@ -133,7 +127,7 @@ export async function historyPage(root, user, path, { go }) {
   await refresh();
   const timer = setInterval(refresh, 3000);
 
-  // Issue 6 (hand-history list, replayer, downloads): drawn only when the server has the API.
+  // The hand-history list, replayer and downloads: drawn only when the server has the API.
   let stopHands = () => {};
   try {
     const { handsSection } = await import("./hands-api.js");
