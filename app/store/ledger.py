@@ -679,7 +679,9 @@ async def settle_hand(
     memo: str = "",
 ) -> Posted:
     """One hand's `Settlement`: `settle_hands`' batch of one, idempotent by its key like every
-    posting here."""
+    posting here. The server settles only through the hand writer (`settle_hands`); this is
+    the one-hand posting the ledger's tests (its invariants, replays and refusals) and
+    `ledger check`'s tests make, like `buy_in` or `cash_out`."""
     settlement = Settlement(table_id, key, dict(deltas), rake, memo)
     settlement.check()
     house, escrow = await _with_table(session, table_id, HOUSE)
