@@ -22,6 +22,30 @@ from app.store.processes import Me, Registration
 from app.tables import LedgerTableStore, TableManager
 
 
+async def _database(settings: Settings) -> Database:
+    """The database, its schema current (or a refusal to start that says why)."""
+    # a process stopped mid-write must not hold its lease rows' locks past its lease
+    db = Database(
+        settings.effective_database_url, idle_transaction_seconds=settings.lease_seconds / 2
+    )
+    await ensure_schema(db, auto_upgrade=settings.auto_migrate)  # or refuse to start
+    return db
+
+
+async def _register(db: Database, settings: Settings) -> tuple[Me, Registration]:
+    """This process in the process registry, or `ProcessRefused` (the database disposed)."""
+    me = Me.here(fanout_url=settings.fanout_url, capacity=settings.table_capacity)
+    registration = Registration(
+        db, me, lease_seconds=settings.lease_seconds, heartbeat_seconds=settings.heartbeat_seconds
+    )
+    try:
+        await registration.start()  # or ProcessRefused: says why, and what to set
+    except BaseException:
+        await db.dispose()
+        raise
+    return me, registration
+
+
 @asynccontextmanager
 async def table_server(application: FastAPI) -> AsyncIterator[None]:
     """The table server's lifespan: database, the process registry (or a refusal to start
@@ -32,21 +56,9 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         yield
         return
     settings: Settings = application.state.settings
-    # a process stopped mid-write must not hold its lease rows' locks past its lease
-    db = Database(
-        settings.effective_database_url, idle_transaction_seconds=settings.lease_seconds / 2
-    )
-    await ensure_schema(db, auto_upgrade=settings.auto_migrate)  # or refuse to start
+    db = await _database(settings)
     application.state.db = db
-    me = Me.here(fanout_url=settings.fanout_url, capacity=settings.table_capacity)
-    registration = Registration(
-        db, me, lease_seconds=settings.lease_seconds, heartbeat_seconds=settings.heartbeat_seconds
-    )
-    try:
-        await registration.start()  # or ProcessRefused: says why, and what to set
-    except BaseException:
-        await db.dispose()
-        raise
+    me, registration = await _register(db, settings)
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
     store = LedgerTableStore(
         db, owner=me.id, lease_seconds=settings.lease_seconds, watch_expiry=True

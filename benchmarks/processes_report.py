@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from benchmarks.server import Result
+from benchmarks.report import SEATS, Result, machine_and_date, mark, play_notes, wrap
 
 SECTION = "## Server: N processes"
 
@@ -98,8 +96,6 @@ def costs(args: argparse.Namespace, results: list[Result]) -> str:
 
 
 def report(args: argparse.Namespace, results: list[Result]) -> str:
-    from benchmarks.server import SEATS, machine_and_date, mark, play_notes, wrap
-
     many = next(r for r in results if r.processes > 1)
     one = next((r for r in results if r.processes == 1 and r.name != "bare broadcast"), None)
     bare = next((r for r in results if r.name == "bare broadcast"), None)

@@ -44,7 +44,6 @@ import gc
 import json
 import os
 import pickle
-import platform
 import random
 import resource
 import secrets
@@ -53,12 +52,11 @@ import socket
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from array import array
 from collections.abc import AsyncIterator, Callable
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import asdict, dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +66,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import cluster  # noqa: E402
-from benchmarks.machine import DOC, machine, write_section  # noqa: E402
+from benchmarks import cluster, processes_report  # noqa: E402
+from benchmarks.machine import DOC, write_section  # noqa: E402
 from benchmarks.meters import (  # noqa: E402
     PgMeter,
     PgUse,
@@ -81,9 +79,16 @@ from benchmarks.meters import (  # noqa: E402
     runqueue_seconds,
 )
 from benchmarks.players import Play, play  # noqa: E402
+from benchmarks.report import (  # noqa: E402
+    SEATS,
+    Result,
+    machine_and_date,
+    mark,
+    play_notes,
+    wrap,
+)
 
 SECTION = "## Server"
-SEATS = 6
 CHIPS = 10_000_000  # players never go broke during a run
 
 
@@ -359,45 +364,6 @@ async def close_all(sockets: list[Any]) -> None:
             await asyncio.wait_for(ws.close(), 2)
 
     await asyncio.gather(*(one(ws) for ws in sockets))
-
-
-@dataclass
-class Result:
-    name: str
-    sockets: int  # connected
-    wanted: int
-    seconds: float
-    frames: int
-    mean_chars: float
-    p50_ms: float  # each delivery
-    p99_ms: float
-    max_ms: float
-    samples: int
-    cpu_us: float  # server CPU (all its processes) per delivered frame
-    server_cpu: float  # share of one core
-    load_cpu: float
-    rss_mb: float  # all server processes together
-    hwm_mb: float
-    processes: int = 1
-    loadavg: float = 0.0  # the machine's 1-minute load average at the end of the window
-    others: float = 0.0  # cores' worth of CPU the rest of the machine used in the window
-    load_lag_p99_ms: float = float("nan")  # the load's own event loop lag (it adds to latency)
-    load_lag_max_ms: float = float("nan")
-    runqueue: float = 0.0  # share of the window the servers spent waiting for a CPU
-    gc_share: float = 0.0  # share of the window spent in garbage collections
-    gc_longest_ms: float = 0.0
-    all_p50_ms: float = float("nan")  # until the last of the table's sockets had the event
-    all_p99_ms: float = float("nan")
-    acts_per_s: float = 0.0
-    hands_per_s: float = 0.0
-    timeouts: int = 0  # turns no act answered in time (should be 0)
-    dropped: int = 0  # sockets the server closed or lost during the run (should be 0)
-    errors: dict[str, int] = field(default_factory=dict)  # refused acts
-    burst: float = 0.0  # frames delivered per turn
-    remote: float = 0.0  # share of sockets on a process that does not own their table
-    placement: list[int] = field(default_factory=list)  # tables per process
-    redis: RedisUse | None = None
-    pg: PgUse | None = None
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -717,10 +683,6 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
 # -- the report ----------------------------------------------------------------------------
 
 
-def machine_and_date() -> str:
-    return f"{machine()} {platform.release()}, {datetime.now(UTC):%Y-%m-%d}"
-
-
 HEADER = (
     "| server | sockets | frames/s delivered | mean frame (chars) | p50 ms | p99 ms | max ms "
     "| server CPU µs/frame | server CPU (1 core) | RSS MB (peak) |\n"
@@ -734,35 +696,6 @@ def row(r: Result) -> str:
         f"| {r.mean_chars:.0f} "
         f"| {r.p50_ms:.1f} | {r.p99_ms:.1f} | {r.max_ms:.0f} | {r.cpu_us:.1f} "
         f"| {r.server_cpu:.0%} | {r.rss_mb:.0f} ({r.hwm_mb:.0f}) |"
-    )
-
-
-def wrap(text: str, width: int = 92) -> str:
-    """Paragraphs and bullets wrapped as the rest of the page is; tables left alone."""
-
-    def one(line: str) -> str:
-        if line.startswith("|") or len(line) <= width:
-            return line
-        indent = line[: len(line) - len(line.lstrip())]
-        more = indent + ("  " if line.lstrip().startswith("- ") else "")
-        return textwrap.fill(line, width, subsequent_indent=more, break_on_hyphens=False)
-
-    return "\n".join(one(line) for line in text.split("\n"))
-
-
-def mark(ok: bool) -> str:
-    return "met" if ok else "**missed**"
-
-
-def play_notes(r: Result) -> str:
-    refused = ", ".join(f"{k} {v}" for k, v in sorted(r.errors.items())) or "none"
-    return (
-        f"{r.samples:,} deliveries of {r.acts_per_s:,.0f} acts/s, {r.hands_per_s:,.1f} hands/s;"
-        f" until the last of a table's six sockets had it: p50 {r.all_p50_ms:.1f} ms, p99"
-        f" {r.all_p99_ms:.1f} ms; turns timed out: {r.timeouts}; acts refused: {refused};"
-        f" sockets dropped by the server: {r.dropped}; the load's own event loop ran late by"
-        f" up to {r.load_lag_max_ms:.0f} ms (p99 {r.load_lag_p99_ms:.0f} ms), which the"
-        " latencies include"
     )
 
 
@@ -895,7 +828,6 @@ async def bench(args: argparse.Namespace) -> int:
 async def bench_processes(args: argparse.Namespace) -> int:
     """The baseline (one process, `memory://`), N processes on Redis, and the bare server,
     one after the other on one fresh PostgreSQL database."""
-    from benchmarks import processes_report
 
     pg = cluster.Postgres(args.postgres)
     name = await pg.create()

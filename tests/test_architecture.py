@@ -1,5 +1,6 @@
-"""The floors of the house import only the floors below them (docs/design.md); no package
-has an import circle inside; nothing above `app/tables` changes a table.
+"""The floors of the house import only the floors below them (docs/design.md); no module
+of the repository's Python or of the browser client is part of an import circle; nothing
+above `app/tables` changes a table; no function in `app` is longer than a screen.
 
 engine (stdlib only) < wire (the wire catalog), fanout, store, mail < tables < api < main;
 `config`, `inbox` (a one-reader queue) and `collector` (the garbage collector's schedule) are
@@ -9,12 +10,16 @@ the ground floor under all but the engine.
 from __future__ import annotations
 
 import ast
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-APP = Path(__file__).resolve().parents[1] / "app"
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app"
+FRONTEND = ROOT / "frontend" / "js"
 
 # What each package may import from inside `app`.
 GROUND = {"config", "inbox", "collector", "jsontext"}
@@ -117,6 +122,126 @@ def test_no_import_circle_inside_a_package(package: str) -> None:
     assert _circle(graph) is None, " -> ".join(_circle(graph) or [])
 
 
+def _python_graph() -> dict[str, set[str]]:
+    """Every module of app/, benchmarks/ and tests/ and the ones of those it imports, at
+    module level or inside a function (an import put off until called still closes a
+    circle); `from package import name` counts as importing the module `name` when there is
+    one, else the package."""
+    paths = {
+        _dotted(path): path
+        for top in ("app", "benchmarks", "tests")
+        for path in sorted((ROOT / top).rglob("*.py"))
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                edges.update(alias.name for alias in node.names)
+                continue
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            module = node.module or ""
+            if node.level:  # relative: from the module's package, one level up per extra dot
+                parts = package.split(".")
+                module = ".".join([*parts[: len(parts) - node.level + 1], *filter(None, [module])])
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                edges.add(sub if sub in paths else module)
+        graph[name] = (edges & set(paths)) - {name}
+    return graph
+
+
+def _dotted(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_import_circle_in_the_python() -> None:
+    graph = _python_graph()
+    assert "benchmarks.report" in graph["benchmarks.server"]  # the graph sees the imports
+    assert _circle(graph) is None, " -> ".join(_circle(graph) or [])
+
+
+# `import … from "./x.js"`, `export … from "../x.js"`, `import "./x.js"`, and a dynamic
+# `import("./x.js")`, which loads later but still closes a circle
+ES_IMPORT = re.compile(
+    r"^\s*(?:import|export)\s+(?:[^;\"'`]*?\sfrom\s*)?[\"'](\.{1,2}/[^\"']+)[\"']", re.MULTILINE
+)
+ES_DYNAMIC = re.compile(r"\bimport\(\s*[\"'](\.{1,2}/[^\"']+)[\"']\s*\)")
+
+
+def _es_imports(text: str) -> list[str]:
+    return ES_IMPORT.findall(text) + ES_DYNAMIC.findall(text)
+
+
+def test_no_import_circle_in_the_browser_client() -> None:
+    graph: dict[str, set[str]] = {}
+    for path in sorted(FRONTEND.rglob("*.js")):
+        name = path.relative_to(FRONTEND).as_posix()
+        targets = set()
+        for spec in _es_imports(path.read_text("utf-8")):
+            target = (path.parent / spec).resolve()
+            assert target.is_file(), f"{name} imports {spec}, which is not there"
+            targets.add(target.relative_to(FRONTEND).as_posix())
+        graph[name] = targets
+    assert "hand-mail.js" in graph["table/page.js"]  # the graph sees the imports
+    assert _circle(graph) is None, " -> ".join(_circle(graph) or [])
+
+
+def test_the_client_import_reader_sees_each_form() -> None:
+    text = """import { a, b } from "./a.js";
+import {
+  c,
+  d,
+} from "../b.js";
+import * as e from './c.js';
+import "./d.js";
+export { f } from "./e.js";
+const later = await import("./f.js");
+// a sentence that says import from "./g.js" in passing
+"""
+    assert _es_imports(text) == ["./a.js", "../b.js", "./c.js", "./d.js", "./e.js", "./f.js"]
+
+
+LONGEST = 60  # lines, the docstring included: a function longer than that does several things
+# Functions being split elsewhere; this list only shrinks.
+LONG_FOR_NOW = {
+    "api/table_ops.py::install",
+    "engine/phh.py::_actions",
+    "engine/validation.py::validate",
+    "tables/table.py::Table.__init__",
+}
+
+
+def _functions(path: Path) -> Iterator[tuple[str, int]]:
+    """Each function's qualified name and length in lines."""
+
+    def walk(node: ast.AST, prefix: str) -> Iterator[tuple[str, int]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                yield name, (child.end_lineno or child.lineno) - child.lineno + 1
+                yield from walk(child, f"{name}.")
+            elif isinstance(child, ast.ClassDef):
+                yield from walk(child, f"{prefix}{child.name}.")
+            else:
+                yield from walk(child, prefix)
+
+    yield from walk(ast.parse(path.read_text(), str(path)), "")
+
+
+def test_no_function_in_app_is_longer_than_a_screen() -> None:
+    long = {
+        f"{path.relative_to(APP).as_posix()}::{name}": lines
+        for path in sorted(APP.rglob("*.py"))
+        for name, lines in _functions(path)
+        if lines > LONGEST
+    }
+    assert not long.keys() - LONG_FOR_NOW, {k: v for k, v in long.items() if k not in LONG_FOR_NOW}
+
+
 MUTATORS = {"add", "append", "clear", "discard", "pop", "remove", "update", "setdefault"}
 
 
@@ -164,6 +289,9 @@ def test_only_the_table_changes_a_table() -> None:
 def test_the_checks_would_see_a_circle_and_a_change() -> None:
     assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _circle({"a": {"b"}, "b": set()}) is None
+    lengths = dict(_functions(Path(__file__)))
+    assert lengths["test_the_client_import_reader_sees_each_form"] == 13
+    assert "_functions.walk" in lengths
     for code in ("table.members.add(1)", "conn.table.paused = True", "table.seats[1] = x"):
         assert any(_changes_a_table(n) for n in ast.walk(ast.parse(code))), code
     assert not any(_changes_a_table(n) for n in ast.walk(ast.parse("seats = table.seats")))

@@ -5,11 +5,11 @@ Two backends behind one interface (`Fanout`), chosen by URL with `create_fanout`
 
     fanout = create_fanout(settings.fanout_url)
     await fanout.publish(channels.table(7), event_json)           # public
-    await fanout.publish(channels.seat(7, 2), down_card_json)     # private to seat 2
+    await fanout.publish(channels.user(7, 42), down_card_json)    # private to user 42
 
-    async with fanout.subscribe(channels.table(7)) as sub:        # ready when entered
-        ...
-        await sub.add(channels.seat(7, 2))                        # after sitting down
+    # a socket follows its table and its own user from the start, and nothing else: the
+    # table alone decides whose cards user 42 gets, by seating them (docs/design.md)
+    async with fanout.subscribe(channels.table(7), channels.user(7, 42)) as sub:
         async for channel, message in sub:
             if message is GAP:
                 ...  # may have missed events: resync from the last version seen

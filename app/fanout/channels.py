@@ -1,17 +1,19 @@
 """Channel names, made here and nowhere else.
 
-Names are logical (`table:42`, `table:42:seat:3`, `lobby`); a backend that shares a medium
+Names are logical (`table:42`, `table:42:user:17`, `sessions`); a backend that shares a medium
 (Redis) puts `qualify(namespace, name)` on the wire, so two deployments or two test runs on
 one Redis never hear each other. Subscribers always see the logical name.
 
 Public and private channels (the contract the table server enforces; the fan-out never
 looks inside a message):
-- `lobby()` and `table(t)` are public: anyone may follow them, observers included. Never
+- `table(t)` is public: anyone at the table may follow it, observers included. Never
   publish a face-down card, a seat's own hand, a password, an invite token or anything else
-  that one seat may know and another may not on them.
-- `seat(t, s)` and `user(t, u)` are private: only the one player seated there (or that one
-  user) may follow them. A seat-private event goes here; the table channel gets only the
-  bare event number in its place.
+  that one seat may know and another may not on it.
+- `user(t, u)` is private: only that user's sockets follow it, from the moment they connect
+  (a socket never adds a channel later). The table puts a seat-private event (a face-down
+  card) on the channel of the user it seated there; the table channel gets only the bare
+  event number in its place.
+- `sessions()` carries revoked login sessions between processes: no socket follows it.
 - `process(p)` is the servers' own (routed commands and their answers): no socket follows it.
 """
 
@@ -24,7 +26,6 @@ DEFAULT_NAMESPACE: Final = "stud"
 
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _NAMESPACE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-_PRIVATE_KINDS: Final = frozenset({"seat", "user"})
 
 
 def _id(kind: str, value: int | str) -> str:
@@ -40,21 +41,9 @@ def _id(kind: str, value: int | str) -> str:
     return value
 
 
-def lobby() -> str:
-    """The public lobby channel: table list changes."""
-    return "lobby"
-
-
 def table(table_id: int | str) -> str:
     """The public channel of one table: events everyone at the table may see."""
     return f"table:{_id('table id', table_id)}"
-
-
-def seat(table_id: int | str, seat_no: int) -> str:
-    """The private channel of one seat at a table: that seat's face-down cards and the like."""
-    if not isinstance(seat_no, int):
-        raise ValueError(f"seat must be an int, not {seat_no!r}")
-    return f"{table(table_id)}:seat:{_id('seat', seat_no)}"
 
 
 def user(table_id: int | str, user_id: int | str) -> str:
@@ -71,15 +60,6 @@ def process(process_id: str) -> str:
 def sessions() -> str:
     """Logouts: the id of each revoked login session, so every process closes its sockets."""
     return "sessions"
-
-
-def is_public(channel: str) -> bool:
-    """True for channels anyone may follow; the table server asserts this before it
-    publishes anything secret."""
-    parts = channel.split(":")
-    if parts[0] == "process":
-        return False
-    return not (len(parts) == 4 and parts[0] == "table" and parts[2] in _PRIVATE_KINDS)
 
 
 def qualify(namespace: str, channel: str) -> str:

@@ -35,16 +35,6 @@ class HistorySource(Protocol):
         ...
 
 
-class NoHistory:
-    """A source with no hands at all (used until hand histories are stored)."""
-
-    async def load(self, db: Database, number: int, viewer_user_id: int) -> HandHistory | None:
-        return None
-
-    async def recent_hands(self, db: Database, user_id: int, limit: int) -> list[int]:
-        return []
-
-
 class StoredHistory:
     """The hands the table server stored (`app.store.hands`), rendered for the viewer by
     `app.store.history` (R24: every showdown seat's cards, mucked too; no folded down cards

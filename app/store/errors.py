@@ -40,10 +40,6 @@ class InvalidLanguage(AccountError):
     code = "invalid_language"
 
 
-class BadCredentials(AccountError):
-    code = "bad_credentials"
-
-
 # --- ledger ---------------------------------------------------------------------------------
 
 

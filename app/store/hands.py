@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.engine import Hand, commitment
 from app.engine.cards import Card
@@ -154,16 +154,11 @@ async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
     return (await record_finished_many(session, [finish]))[0]
 
 
-async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFinish]) -> list[bool]:
-    """`record_finished` for several hands (of any tables) in the caller's transaction, in
-    one statement of each kind for all of them: their statuses, the live rows missing, the
-    settlements (`ledger.settle_hands`) and the records."""
-    conn = await session.connection()
-    ids = [finish.start.hand_id for finish in finishes]
-    rows = await conn.execute(
-        select(HandRecord.id, HandRecord.status).where(HandRecord.id.in_(ids))
-    )
-    statuses: dict[str, str] = {hand_id: status for hand_id, status in rows}
+def _unwritten(
+    finishes: Sequence[HandFinish], statuses: dict[str, str]
+) -> tuple[list[bool], list[HandFinish], list[HandStart]]:
+    """Which of `finishes` to write (not DONE yet: a hand given twice is written once), and
+    the live rows missing among them; `statuses` learns the ones to write as DONE."""
     unwritten: list[HandFinish] = []
     missing: list[HandStart] = []
     written: list[bool] = []
@@ -175,27 +170,25 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
             continue
         if status is None:
             missing.append(start)
-        statuses[start.hand_id] = HandStatus.DONE  # a hand given twice is written once
+        statuses[start.hand_id] = HandStatus.DONE
         unwritten.append(finish)
-    if not unwritten:
-        return written
-    if missing:
-        await record_starts(session, missing)
-    # not DONE: each settlement commits with its record, so it was never posted
-    await ledger.settle_hands(
-        session,
-        [
-            ledger.Settlement(
-                table_id=finish.start.table_id,
-                key=finish.start.hand_id,
-                deltas=finish.deltas,
-                rake=finish.rake,
-                memo=f"hand #{finish.start.number} at table {finish.start.table_id}, "
-                f"rake {finish.rake}",
-            )
-            for finish in unwritten
-        ],
+    return written, unwritten, missing
+
+
+def _settlement(finish: HandFinish) -> ledger.Settlement:
+    start = finish.start
+    return ledger.Settlement(
+        table_id=start.table_id,
+        key=start.hand_id,
+        deltas=finish.deltas,
+        rake=finish.rake,
+        memo=f"hand #{start.number} at table {start.table_id}, rake {finish.rake}",
     )
+
+
+async def _store_records(conn: AsyncConnection, finishes: Sequence[HandFinish]) -> None:
+    """The finished hands' records, and each table's own view of its stacks, one statement
+    of each."""
     await conn.execute(
         update(HandRecord)
         .where(HandRecord.id == bindparam("b_id"))
@@ -206,10 +199,10 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
         ),
         [
             {"b_id": finish.start.hand_id, **{f"b_{n}": getattr(finish, n) for n in FINISHED}}
-            for finish in unwritten
+            for finish in finishes
         ],
     )
-    views = [f for f in unwritten if f.table_stacks is not None]
+    views = [f for f in finishes if f.table_stacks is not None]
     if views:
         await conn.execute(
             update(PokerTable)
@@ -217,6 +210,26 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
             .values(stacks=bindparam("b_stacks")),
             [{"b_id": f.start.table_id, "b_stacks": f.table_stacks} for f in views],
         )
+
+
+async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFinish]) -> list[bool]:
+    """`record_finished` for several hands (of any tables) in the caller's transaction, in
+    one statement of each kind for all of them: their statuses, the live rows missing, the
+    settlements (`ledger.settle_hands`) and the records."""
+    conn = await session.connection()
+    ids = [finish.start.hand_id for finish in finishes]
+    rows = await conn.execute(
+        select(HandRecord.id, HandRecord.status).where(HandRecord.id.in_(ids))
+    )
+    statuses: dict[str, str] = {hand_id: status for hand_id, status in rows}
+    written, unwritten, missing = _unwritten(finishes, statuses)
+    if not unwritten:
+        return written
+    if missing:
+        await record_starts(session, missing)
+    # not DONE: each settlement commits with its record, so it was never posted
+    await ledger.settle_hands(session, [_settlement(finish) for finish in unwritten])
+    await _store_records(conn, unwritten)
     return written
 
 

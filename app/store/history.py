@@ -32,18 +32,6 @@ from app.store import hands
 from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
 
-RULE_NAMES = (
-    "ante",
-    "bring_in",
-    "small_bet",
-    "big_bet",
-    "rake_bps",
-    "rake_cap",
-    "rake_third_street",
-    "timeout_action",
-    "showdown_first_when_checked",
-)
-
 
 @dataclass(frozen=True, slots=True)
 class HandHistoryView:

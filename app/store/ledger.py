@@ -273,6 +273,62 @@ async def _lock(conn: AsyncConnection, ids: Sequence[int], codes: Sequence[str])
     return locked
 
 
+async def _claim(conn: AsyncConnection, drafts: Sequence[_Draft], now: datetime) -> dict[str, int]:
+    """Insert the drafts' transactions, claiming their keys: a concurrent twin waits at its
+    own insert, then fails. Returns each stored key's transaction id."""
+    claimed = await conn.execute(
+        insert(LedgerTransaction).returning(
+            LedgerTransaction.idempotency_key, LedgerTransaction.id
+        ),
+        [
+            {
+                "kind": str(d.kind),
+                "idempotency_key": _stored_key(d.kind, d.key),
+                "memo": d.memo[:500],
+                "created_at": now,
+            }
+            for d in drafts
+        ],
+    )
+    return {key: id_ for key, id_ in claimed}
+
+
+def _check_funds(locked: Locked, legs: Legs) -> None:
+    """Refuse legs that would take an account (other than the bank) below zero."""
+    for account, amount in legs:
+        held = locked[account]  # a plan moves only locked accounts
+        if held.kind != AccountKind.BANK and held.balance + amount < 0:
+            raise InsufficientFunds(
+                f"not enough chips: {_holder(held)} holds {chips(held.balance)}, "
+                f"{chips(-amount)} needed",
+                account=held.code,
+                balance=held.balance,
+                needed=-amount,
+            )
+
+
+async def _store_moves(
+    session: AsyncSession,
+    conn: AsyncConnection,
+    locked: Locked,
+    moves: Mapping[int, int],
+    entries: list[dict[str, int]],
+) -> None:
+    """Write the entries, then every moved account's new balance in one statement."""
+    moved = {account: amount for account, amount in moves.items() if amount}
+    if entries:
+        await conn.execute(insert(LedgerEntry), entries)
+    if moved:
+        await conn.execute(
+            update(LedgerAccount)
+            .where(LedgerAccount.id.in_(list(moved)))
+            .values(balance=LedgerAccount.balance + case(moved, value=LedgerAccount.id))
+            .execution_options(synchronize_session=False)
+        )
+        balances = {account: locked[account].balance for account in moved}
+        _keep_true(session, LedgerAccount, lambda a: balances.get(a.id), "balance")
+
+
 async def _write(
     session: AsyncSession,
     drafts: Sequence[_Draft],
@@ -288,37 +344,13 @@ async def _write(
     await session.flush()  # a caller's pending rows (a seat bought in) first: Core reads next
     conn = await session.connection()
     now = utcnow()
-    # claim the keys first: a concurrent twin waits at its own insert, then fails
-    claimed = await conn.execute(
-        insert(LedgerTransaction).returning(
-            LedgerTransaction.idempotency_key, LedgerTransaction.id
-        ),
-        [
-            {
-                "kind": str(d.kind),
-                "idempotency_key": _stored_key(d.kind, d.key),
-                "memo": d.memo[:500],
-                "created_at": now,
-            }
-            for d in drafts
-        ],
-    )
-    transaction_ids: dict[str, int] = {key: id_ for key, id_ in claimed}
+    transaction_ids = await _claim(conn, drafts, now)
     locked = await _lock(conn, ids, codes)
     moves: dict[int, int] = defaultdict(int)  # account: balance change
     entries: list[dict[str, int]] = []
     posted: list[Posted] = []
     for draft, legs in zip(drafts, await plan(locked), strict=True):
-        for account, amount in legs:
-            held = locked[account]  # a plan moves only locked accounts
-            if held.kind != AccountKind.BANK and held.balance + amount < 0:
-                raise InsufficientFunds(
-                    f"not enough chips: {_holder(held)} holds {chips(held.balance)}, "
-                    f"{chips(-amount)} needed",
-                    account=held.code,
-                    balance=held.balance,
-                    needed=-amount,
-                )
+        _check_funds(locked, legs)
         transaction_id = transaction_ids[_stored_key(draft.kind, draft.key)]
         for account, amount in legs:
             locked[account].balance += amount
@@ -327,18 +359,7 @@ async def _write(
                 {"transaction_id": transaction_id, "account_id": account, "amount": amount}
             )
         posted.append(Posted(transaction_id, str(draft.kind), draft.key, legs, now))
-    moved = {account: amount for account, amount in moves.items() if amount}
-    if entries:
-        await conn.execute(insert(LedgerEntry), entries)
-    if moved:
-        await conn.execute(
-            update(LedgerAccount)
-            .where(LedgerAccount.id.in_(list(moved)))
-            .values(balance=LedgerAccount.balance + case(moved, value=LedgerAccount.id))
-            .execution_options(synchronize_session=False)
-        )
-        balances = {account: locked[account].balance for account in moved}
-        _keep_true(session, LedgerAccount, lambda a: balances.get(a.id), "balance")
+    await _store_moves(session, conn, locked, moves, entries)
     return posted
 
 
@@ -482,6 +503,45 @@ async def _seat_of(session: AsyncSession, table_id: int, user_id: int) -> Seat |
     )
 
 
+def _sit(
+    session: AsyncSession,
+    table: PokerTable,
+    user_id: int,
+    seat_no: int | None,
+    amount: int,
+    *,
+    taken: bool,
+) -> None:
+    """Seat a player who is not at the table yet: a free seat of the table's, the buy-in
+    within its bounds (R3: at least ten small bets)."""
+    cap = table.max_buy_in
+    if seat_no is None:
+        raise NotSeated("choose a seat to sit down at this table")
+    if not 0 <= seat_no < table.max_seats:
+        raise InvalidSeat(f"seats at this table are numbered 0 to {table.max_seats - 1}")
+    if taken:
+        raise SeatTaken(f"seat {seat_no} is taken")
+    if amount < table.min_buy_in:
+        raise BuyInOutOfRange(
+            f"the minimum buy-in at this table is {chips(table.min_buy_in)} (ten small bets)"
+        )
+    if cap is not None and amount > cap:
+        raise BuyInOutOfRange(f"the maximum buy-in at this table is {chips(cap)}")
+    session.add(Seat(table_id=table.id, seat_no=seat_no, user_id=user_id, stack=amount))
+
+
+def _add_to(seat: Seat, table: PokerTable, seat_no: int | None, amount: int) -> None:
+    """Top up a seated player's stack (R25), within the table's maximum buy-in."""
+    cap = table.max_buy_in
+    if seat_no is not None and seat_no != seat.seat_no:
+        raise InvalidSeat(f"you are already seated at seat {seat.seat_no}")
+    if cap is not None and seat.stack + amount > cap:
+        raise BuyInOutOfRange(
+            f"a stack may hold at most {chips(cap)} here; you can add {chips(cap - seat.stack)}"
+        )
+    seat.stack += amount
+
+
 async def buy_in(
     session: AsyncSession,
     *,
@@ -514,31 +574,10 @@ async def buy_in(
         )
         seats = {s.user_id: s for s in found}
         seat = seats.get(user_id)
-        cap = table.max_buy_in
         if seat is None:
-            if seat_no is None:
-                raise NotSeated("choose a seat to sit down at this table")
-            if not 0 <= seat_no < table.max_seats:
-                raise InvalidSeat(f"seats at this table are numbered 0 to {table.max_seats - 1}")
-            if seats:
-                raise SeatTaken(f"seat {seat_no} is taken")
-            if amount < table.min_buy_in:
-                raise BuyInOutOfRange(
-                    f"the minimum buy-in at this table is {chips(table.min_buy_in)} "
-                    "(ten small bets)"
-                )
-            if cap is not None and amount > cap:
-                raise BuyInOutOfRange(f"the maximum buy-in at this table is {chips(cap)}")
-            session.add(Seat(table_id=table_id, seat_no=seat_no, user_id=user_id, stack=amount))
+            _sit(session, table, user_id, seat_no, amount, taken=bool(seats))
         else:
-            if seat_no is not None and seat_no != seat.seat_no:
-                raise InvalidSeat(f"you are already seated at seat {seat.seat_no}")
-            if cap is not None and seat.stack + amount > cap:
-                raise BuyInOutOfRange(
-                    f"a stack may hold at most {chips(cap)} here; "
-                    f"you can add {chips(cap - seat.stack)}"
-                )
-            seat.stack += amount
+            _add_to(seat, table, seat_no, amount)
         return legs
 
     # a sit and a top-up of the same amount are different requests
@@ -640,7 +679,9 @@ async def settle_hand(
     memo: str = "",
 ) -> Posted:
     """One hand's `Settlement`: `settle_hands`' batch of one, idempotent by its key like every
-    posting here."""
+    posting here. The server settles only through the hand writer (`settle_hands`); this is
+    the one-hand posting the ledger's tests (its invariants, replays and refusals) and
+    `ledger check`'s tests make, like `buy_in` or `cash_out`."""
     settlement = Settlement(table_id, key, dict(deltas), rake, memo)
     settlement.check()
     house, escrow = await _with_table(session, table_id, HOUSE)

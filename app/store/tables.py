@@ -1,7 +1,7 @@
 """Poker tables and their seats, persisted so tables come back after a restart.
 
-Seats and stacks change only through the ledger (`buy_in`, `cash_out`, `settle_hand`), which
-keeps each table's escrow equal to the chips seated there.
+Seats and stacks change only through the ledger (`buy_in`, `cash_out`, `settle_hands`),
+which keeps each table's escrow equal to the chips seated there.
 """
 
 from __future__ import annotations

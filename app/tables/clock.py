@@ -141,11 +141,6 @@ class FakeClock:
         """Timers not yet fired nor cancelled."""
         return sum(1 for _, _, t in self._timers if not t.cancelled)
 
-    def next_due(self) -> float | None:
-        """Seconds until the next live timer, or None."""
-        live = [when for when, _, t in self._timers if not t.cancelled]
-        return None if not live else max(0.0, min(live) - self._now)
-
     def advance(self, seconds: float) -> int:
         """Move time forward, firing every timer due by then; returns how many fired."""
         target = self._now + seconds

@@ -29,6 +29,8 @@ from app.store.lease_models import TableLease
 from app.store.models import PokerTable, Seat, User
 from app.store.tables import create_table, get_table, open_tables
 from app.store.types import utcnow
+from app.tables.bot_names import BOT_NAMES as BOT_NAMES  # re-exported: hosting imports it here
+from app.tables.bot_names import bot_account, bot_seat_name
 from app.tables.errors import TableError
 from app.tables.settings import EXTRA, TableSettings
 
@@ -87,9 +89,6 @@ class TableStore(Protocol):
     async def claim_protection(
         self, table_id: int, user_id: int, hand_id: str, now: float
     ) -> bool: ...
-    async def settle(
-        self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int
-    ) -> None: ...
     async def save_settings(self, table_id: int, settings: TableSettings) -> None: ...
     async def save_state(
         self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
@@ -100,26 +99,8 @@ class TableStore(Protocol):
     async def record_hand(self, finish: hands.HandFinish) -> None: ...
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None: ...
     async def void_interrupted(self, table_ids: Collection[int]) -> list[dict[str, Any]]: ...
-    async def user_name(self, user_id: int) -> str: ...
     async def balance(self, user_id: int) -> int: ...
     async def make_bot(self, table_id: int, first: str, chips: int) -> tuple[int, str]: ...
-
-
-# a bot plays as "Bot <name>"; a table never seats two of one name (hosting.host_bots)
-BOT_NAMES = (
-    "Ada", "Bram", "Cor", "Dirk", "Eva", "Fien", "Gijs", "Hanna", "Ida", "Jop", "Kees", "Lotte",
-)  # fmt: skip
-
-
-def bot_account(first: str) -> str:
-    """The bot's unique account name (names are unique across the site): "b.Ada.3f9c1e"."""
-    return f"b.{first}.{secrets.token_hex(3)}"
-
-
-def bot_seat_name(account: str) -> str:
-    """The short name a bot plays under: "b.Ada.3f9c1e" → "Bot Ada" (older bots keep theirs)."""
-    parts = account.split(".")
-    return f"Bot {parts[1]}" if len(parts) == 3 and parts[0] == "b" else account
 
 
 Stacks = dict[str, list[int]]
@@ -382,11 +363,6 @@ class LedgerTableStore:
                 s, user_id, hand_id, datetime.fromtimestamp(now, UTC)
             )
 
-    async def settle(self, table_id: int, hand_id: str, deltas: dict[int, int], rake: int) -> None:
-        async with self.db.transaction() as s:
-            await self._fence(s, table_id)
-            await ledger.settle_hand(s, table_id=table_id, key=hand_id, deltas=deltas, rake=rake)
-
     async def save_settings(self, table_id: int, settings: TableSettings) -> None:
         async with self.db.transaction() as s:
             await self._fence(s, table_id)
@@ -479,11 +455,6 @@ class LedgerTableStore:
                 }
                 for row in rows
             ]
-
-    async def user_name(self, user_id: int) -> str:
-        async with self.db.session() as s:
-            name = await s.scalar(select(User.name).where(User.id == user_id))
-            return name or f"user{user_id}"
 
     async def balance(self, user_id: int) -> int:
         """The player's balance: the chips they may still bring to a table."""

@@ -6,7 +6,7 @@ import { get } from "./api.js";
 import { chips, clear, h, toast, variantShort } from "./dom.js";
 import { DATE, language, t } from "./i18n.js";
 import { checkReveal } from "./fairness.js";
-import { emailHand } from "./history.js";
+import { emailHand } from "./hand-mail.js";
 import { applyEvent, emptyState, resultLines } from "./table/model.js";
 import { renderFelt } from "./table/view.js";
 

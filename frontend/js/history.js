@@ -11,12 +11,6 @@ import { DATE, language, t } from "./i18n.js";
 const STATUSES = ["queued", "sending", "sent", "failed"];
 const statusText = (s) => (STATUSES.includes(s) ? t(`mail.status.${s}`) : s);
 
-/** Ask for one hand by email; resolves with the request, or rejects with a readable error. */
-export async function emailHand(handId) {
-  const r = await post("/api/mail/hands", { hand_id: handId });
-  return r.request;
-}
-
 export async function historyPage(root, user, path, { go }) {
   let profile = (await me().catch(() => null)) || user;
   const requestsBody = h("tbody");

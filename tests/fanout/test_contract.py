@@ -18,8 +18,8 @@ from tests.fanout.conftest import FanoutFactory
 from tests.fanout.support import TIMEOUT, receive, receive_n, receive_until
 
 TABLE = channels.table(7)
-SEAT_1 = channels.seat(7, 1)
-SEAT_2 = channels.seat(7, 2)
+USER_1 = channels.user(7, 1)
+USER_2 = channels.user(7, 2)
 
 
 async def test_a_published_message_reaches_a_subscriber_as_text(
@@ -67,23 +67,23 @@ async def test_every_subscriber_gets_every_message(make_fanout: FanoutFactory) -
         await sub.close()
 
 
-async def test_a_seat_hears_its_own_channel_and_never_another_seats(
+async def test_a_user_hears_their_own_channel_and_never_another_users(
     fanout: BaseFanout,
 ) -> None:
-    seat_1 = await fanout.subscribe(TABLE, SEAT_1)
-    seat_2 = await fanout.subscribe(TABLE, SEAT_2)
+    seat_1 = await fanout.subscribe(TABLE, USER_1)
+    seat_2 = await fanout.subscribe(TABLE, USER_2)
     observer = await fanout.subscribe(TABLE)
-    await fanout.publish(SEAT_1, "your door card: As")
-    await fanout.publish(SEAT_2, "your door card: Kd")
+    await fanout.publish(USER_1, "your door card: As")
+    await fanout.publish(USER_2, "your door card: Kd")
     await fanout.publish(TABLE, "v3")
     await fanout.publish(TABLE, "fence")
 
     assert await receive_until(seat_1, TABLE, "fence") == [
-        (SEAT_1, "your door card: As"),
+        (USER_1, "your door card: As"),
         (TABLE, "v3"),
     ]
     assert await receive_until(seat_2, TABLE, "fence") == [
-        (SEAT_2, "your door card: Kd"),
+        (USER_2, "your door card: Kd"),
         (TABLE, "v3"),
     ]
     assert await receive_until(observer, TABLE, "fence") == [(TABLE, "v3")]
@@ -92,24 +92,24 @@ async def test_a_seat_hears_its_own_channel_and_never_another_seats(
 async def test_a_live_subscription_adds_and_removes_channels(fanout: BaseFanout) -> None:
     witness = await fanout.subscribe(TABLE)
     async with fanout.subscribe(TABLE) as sub:
-        await fanout.publish(SEAT_1, "before sitting down")  # not followed yet
+        await fanout.publish(USER_1, "before sitting down")  # not followed yet
         await fanout.publish(TABLE, "v1")
         assert await receive(sub) == (TABLE, "v1")
 
-        await sub.add(SEAT_1)  # sat down
-        assert sub.channels == {TABLE, SEAT_1}
-        await fanout.publish(SEAT_1, "down card")
+        await sub.add(USER_1)  # sat down
+        assert sub.channels == {TABLE, USER_1}
+        await fanout.publish(USER_1, "down card")
         await fanout.publish(TABLE, "v2")
-        assert await receive_n(sub, 2) == [(SEAT_1, "down card"), (TABLE, "v2")]
+        assert await receive_n(sub, 2) == [(USER_1, "down card"), (TABLE, "v2")]
 
-        await fanout.publish(SEAT_1, "queued, then stood up")
+        await fanout.publish(USER_1, "queued, then stood up")
         await fanout.publish(TABLE, "fence 1")
         # Once the witness has the fence, both messages sit unread in `sub`'s queue.
         await receive_until(witness, TABLE, "fence 1")
         assert sub.pending() == 2
-        await sub.remove(SEAT_1)  # stood up: nothing more from the seat, queued or not
+        await sub.remove(USER_1)  # stood up: nothing more from the seat, queued or not
         assert sub.channels == {TABLE}
-        await fanout.publish(SEAT_1, "after standing up")
+        await fanout.publish(USER_1, "after standing up")
         await fanout.publish(TABLE, "fence 2")
         assert await receive_until(sub, TABLE, "fence 2") == [(TABLE, "fence 1")]
     await witness.close()
@@ -120,7 +120,7 @@ async def test_adding_a_channel_twice_or_removing_an_unknown_one_changes_nothing
 ) -> None:
     async with fanout.subscribe(TABLE) as sub:
         await sub.add(TABLE)
-        await sub.remove(SEAT_2)
+        await sub.remove(USER_2)
         await fanout.publish(TABLE, "once")
         await fanout.publish(TABLE, "fence")
         assert await receive_until(sub, TABLE, "fence") == [(TABLE, "once")]
@@ -144,7 +144,7 @@ async def test_a_subscription_is_ready_however_it_is_waited_for(fanout: BaseFano
 async def test_closing_a_subscription_releases_it_and_ends_its_iteration(
     fanout: BaseFanout,
 ) -> None:
-    sub = await fanout.subscribe(TABLE, SEAT_1)
+    sub = await fanout.subscribe(TABLE, USER_1)
     stays = await fanout.subscribe(TABLE)
     assert fanout.subscriber_count(TABLE) == 2
     waiting = asyncio.ensure_future(anext(sub))
@@ -156,7 +156,7 @@ async def test_closing_a_subscription_releases_it_and_ends_its_iteration(
     assert sub.closed
     assert sub.channels == frozenset()
     assert fanout.subscriber_count(TABLE) == 1
-    assert fanout.subscriber_count(SEAT_1) == 0
+    assert fanout.subscriber_count(USER_1) == 0
     assert fanout.channels == {TABLE}
     await sub.close()  # idempotent
     with pytest.raises(FanoutClosed):
@@ -221,7 +221,7 @@ async def test_a_slow_subscriber_is_dropped_and_never_slows_the_publisher(
     with pytest.raises(SubscriptionOverflow):
         await receive(slow)
     with pytest.raises(SubscriptionOverflow):
-        await slow.add(SEAT_1)
+        await slow.add(USER_1)
     await slow.remove(TABLE)  # cleanup on a dropped subscription is harmless
     await slow.close()
     assert listener.subscriber_count(TABLE) == 1
@@ -256,8 +256,8 @@ async def test_a_caller_cancelled_while_subscribing_leaves_others_undisturbed(
 ) -> None:
     others = await fanout.subscribe(TABLE)
     for _ in range(5):
-        sub = await fanout.subscribe(SEAT_2)
-        adding = asyncio.ensure_future(sub.add(SEAT_1))
+        sub = await fanout.subscribe(USER_2)
+        adding = asyncio.ensure_future(sub.add(USER_1))
         await asyncio.sleep(0)  # one loop turn: `add` is under way
         adding.cancel()
         await asyncio.gather(adding, return_exceptions=True)
@@ -278,15 +278,15 @@ async def test_take_is_everything_queued_in_order_from_followed_channels(
     make_fanout: FanoutFactory,
 ) -> None:
     publisher, listener = make_fanout(), make_fanout()
-    async with listener.subscribe(TABLE, SEAT_1) as sub:
+    async with listener.subscribe(TABLE, USER_1) as sub:
         assert sub.take() == []
-        await publisher.publish_many([(TABLE, "1"), (SEAT_1, "2"), (TABLE, "3")])
+        await publisher.publish_many([(TABLE, "1"), (USER_1, "2"), (TABLE, "3")])
         got: list[tuple[str, object]] = []
         while len(got) < 3:  # Redis may hand them over in more than one piece
             got += await _take(sub)
-        assert got == [(TABLE, "1"), (SEAT_1, "2"), (TABLE, "3")]
-        await sub.remove(SEAT_1)
-        await publisher.publish_many([(SEAT_1, "hidden"), (TABLE, "5")])
+        assert got == [(TABLE, "1"), (USER_1, "2"), (TABLE, "3")]
+        await sub.remove(USER_1)
+        await publisher.publish_many([(USER_1, "hidden"), (TABLE, "5")])
         assert await _take(sub) == [(TABLE, "5")]
     with pytest.raises(StopAsyncIteration):
         sub.take()

@@ -35,8 +35,8 @@ def test_queue_size_must_be_positive() -> None:
 
 async def test_a_backend_is_a_fanout_and_a_gap_is_not_a_message() -> None:
     fanout: Fanout = create_fanout("memory://")
-    sub = await fanout.subscribe(channels.lobby())
-    await fanout.publish(channels.lobby(), "tables changed")
+    sub = await fanout.subscribe(channels.table(1))
+    await fanout.publish(channels.table(1), "tables changed")
     _, message = await receive(sub)
     assert message is not GAP
     assert isinstance(message, str)

@@ -19,7 +19,7 @@ from tests.fanout.proxy import RedisProxy
 from tests.fanout.support import TIMEOUT, receive, receive_gaps, receive_n, receive_until
 
 TABLE = channels.table(7)
-SEAT = channels.seat(7, 3)
+USER = channels.user(7, 3)
 
 MakeRedis = Callable[..., RedisFanout]
 
@@ -130,14 +130,14 @@ async def test_redis_unsubscribes_when_the_last_local_subscriber_leaves(
     make_redis: MakeRedis, redis_admin: redis.asyncio.Redis, namespace: str
 ) -> None:
     fanout = make_redis()
-    first = await fanout.subscribe(TABLE, SEAT)
+    first = await fanout.subscribe(TABLE, USER)
     second = await fanout.subscribe(TABLE)
-    assert await numsub(redis_admin, namespace, TABLE, SEAT) == [1, 1]
+    assert await numsub(redis_admin, namespace, TABLE, USER) == [1, 1]
 
     await first.close()  # returns once Redis confirmed the UNSUBSCRIBE
-    assert await numsub(redis_admin, namespace, TABLE, SEAT) == [1, 0]
+    assert await numsub(redis_admin, namespace, TABLE, USER) == [1, 0]
     await second.remove(TABLE)
-    assert await numsub(redis_admin, namespace, TABLE, SEAT) == [0, 0]
+    assert await numsub(redis_admin, namespace, TABLE, USER) == [0, 0]
     assert await redis_admin.pubsub_channels(wire(namespace, "*")) == []
 
 
@@ -195,7 +195,7 @@ async def test_a_killed_connection_is_replaced_and_subscribers_told_of_the_gap(
     make_redis: MakeRedis, redis_admin: redis.asyncio.Redis, namespace: str
 ) -> None:
     fanout = make_redis()
-    async with fanout.subscribe(TABLE, SEAT) as sub:
+    async with fanout.subscribe(TABLE, USER) as sub:
         await fanout.publish(TABLE, "before")
         assert await receive(sub) == (TABLE, "before")
 
@@ -203,11 +203,11 @@ async def test_a_killed_connection_is_replaced_and_subscribers_told_of_the_gap(
         (client_id,) = await subscription_connections(redis_admin, namespace)
         assert await redis_admin.client_kill_filter(_id=client_id) == 1
 
-        assert await receive_gaps(sub) == {TABLE, SEAT}
+        assert await receive_gaps(sub) == {TABLE, USER}
         assert fanout.reconnects == 1
-        await fanout.publish(SEAT, "after, private")
+        await fanout.publish(USER, "after, private")
         await fanout.publish(TABLE, "after")
-        assert await receive_n(sub, 2) == [(SEAT, "after, private"), (TABLE, "after")]
+        assert await receive_n(sub, 2) == [(USER, "after, private"), (TABLE, "after")]
         new_ids = await subscription_connections(redis_admin, namespace)
         assert len(new_ids) == 1
         assert new_ids != [client_id]
@@ -227,7 +227,7 @@ async def test_redis_going_away_and_coming_back(
     with pytest.raises(FanoutUnavailable):
         await asyncio.wait_for(fanout.publish(TABLE, "lost"), TIMEOUT)
     # Subscribing while Redis is away waits for it to come back.
-    later = fanout.subscribe(SEAT)
+    later = fanout.subscribe(USER)
     later_ready = asyncio.ensure_future(later.wait_ready())
     await asyncio.wait_for(proxy.wait_refused(proxy.refused + 2), TIMEOUT)
     assert not later_ready.done()
@@ -236,11 +236,11 @@ async def test_redis_going_away_and_coming_back(
     await asyncio.wait_for(later_ready, TIMEOUT)
     assert await receive(sub) == (TABLE, GAP)
     assert fanout.reconnects == 1
-    await fanout.publish(SEAT, "to the late one")
+    await fanout.publish(USER, "to the late one")
     await fanout.publish(TABLE, "after")
     assert await receive(sub) == (TABLE, "after")
-    assert await receive(later) == (SEAT, GAP)  # spurious for it, and harmless: a resync
-    assert await receive(later) == (SEAT, "to the late one")
+    assert await receive(later) == (USER, GAP)  # spurious for it, and harmless: a resync
+    assert await receive(later) == (USER, "to the late one")
     await sub.close()
     await later.close()
 
@@ -294,16 +294,16 @@ async def test_a_refused_publish_raises_and_a_script_refused_halfway_is_not_rese
     )
     refused = make_redis(url)
     listener = make_redis()  # another process, as the default user
-    async with listener.subscribe(TABLE, SEAT) as sub:
+    async with listener.subscribe(TABLE, USER) as sub:
         with pytest.raises(FanoutUnavailable):
-            await refused.publish(SEAT, "hole cards")
+            await refused.publish(USER, "hole cards")
         # The script publishes the first message, then Redis stops it at the second: an
         # error from a script that ran is not a refusal, so no pipeline sends "a" again.
         with pytest.raises(FanoutUnavailable):
-            await refused.publish_many([(TABLE, "a"), (SEAT, "b")])
+            await refused.publish_many([(TABLE, "a"), (USER, "b")])
         await refused.publish(TABLE, "fence")
         assert await receive_until(sub, TABLE, "fence") == [(TABLE, "a")]
-    seat = wire(namespace, SEAT)
+    seat = wire(namespace, USER)
     assert sorted(await refusals(redis_admin, name)) == [
         ("channel", "lua", seat, 1),
         ("channel", "toplevel", seat, 1),

@@ -107,7 +107,6 @@ async def test_a_stale_owner_writes_nothing(db: Database) -> None:
             "record_hand": lambda: old.record_hand(finish),
             "record_start": lambda: old.record_start(after_start),
             "record_many": lambda: old.record_many([after_start, finish]),
-            "settle": lambda: old.settle(table.id, "stale", {users[0]: 10, users[1]: -10}, 0),
             "save_settings": lambda: old.save_settings(
                 table.id, table.settings.model_copy(update={"name": "Stale"})
             ),

@@ -1,7 +1,7 @@
 // The table page: connects, keeps the state, draws it, and sends the player's commands.
 
 import { errorText, get, me } from "../api.js";
-import { emailHand } from "../history.js";
+import { emailHand } from "../hand-mail.js";
 import { chips, clear, dialog, dollars, field, h, stakes, toast, toCents, variantName } from "../dom.js";
 import { t } from "../i18n.js";
 import { actionButtons, buttonNode } from "./controls.js";
