@@ -24,6 +24,7 @@ from app.store.types import utcnow
 from app.tables import FakeClock, LedgerTableStore, TableError, TableManager, TableSettings
 from app.tables import messages as m
 from app.tables.router import ProcessOp, TableRouter
+from tests import asks
 
 SETTINGS = TableSettings(name="Routed", small_bet=100, big_bet=200, ante=10, bring_in=50)
 
@@ -68,7 +69,7 @@ async def test_a_message_reaches_the_table_wherever_it_runs(processes: list[Proc
     assert answer["epoch"] == table.epoch and answer["snapshot"]["table"]["id"] == table.id
     assert b.router.owners[table.id] == "a"  # learned from the lease
     with pytest.raises(TableError) as refused:  # the table's own refusal, with its code
-        await b.router.request(table.id, m.Leave(7))
+        await b.router.request(table.id, asks.leave(7))
     assert refused.value.code == "not_seated"
     local = await a.router.request(table.id, m.Resync(7))  # no hop: asked directly
     assert local["epoch"] == table.epoch
