@@ -1,9 +1,10 @@
 """One table: a task that owns all of its state and handles its mailbox one message at a time.
 
-Everything outside (WebSocket handlers, timers, bots) only sends messages (`messages.py`);
-nothing else changes a table. The rules are modules of functions over the table's state
-(`state.TableState`), none of which imports another (but `hosting`, which seats and frees
-through `seating`):
+Everything outside (WebSocket handlers, timers, bots) only sends messages: a user's command
+of the wire catalog in a `messages.Ask`, or the table's own mail (`messages.py`); nothing
+else changes a table. `_HANDLERS` (at the end) maps each message type to its rule. The
+rules are modules of functions over the table's state (`state.TableState`), none of which
+imports another (but `hosting`, which seats and frees through `seating`):
 
 - `dealing`: a hand: dealing it, turns and their timers, timeouts, settlement and record;
 - `seating`: buy-in, top-up, leave, sit out / in, removal (the chips);
