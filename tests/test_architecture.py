@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from app.api import ws
+from app.wire import client
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app"
 FRONTEND = ROOT / "frontend" / "js"
@@ -295,3 +298,73 @@ def test_the_checks_would_see_a_circle_and_a_change() -> None:
     for code in ("table.members.add(1)", "conn.table.paused = True", "table.seats[1] = x"):
         assert any(_changes_a_table(n) for n in ast.walk(ast.parse(code))), code
     assert not any(_changes_a_table(n) for n in ast.walk(ast.parse("seats = table.seats")))
+
+
+# -- a player's command is spelled once: its model in the wire catalog (app/wire/client) ---
+
+
+def _own_fields(model: type[client.ClientMessage]) -> set[str]:
+    return set(model.model_fields) - {"type", "ref"}
+
+
+def _stem(name: str) -> str:
+    """`SitMsg`, `Sit`, `SitCommand`, `sit_message` and `sit` are one name."""
+    name = name.lower().replace("_", "")
+    for suffix in ("message", "command", "msg", "cmd"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _twins(tree: ast.AST, commands: set[type[client.ClientMessage]]) -> list[str]:
+    """The classes in `tree` that spell a command again: named like one, or carrying the
+    asking user and every field of one (with two fields or more: one alone is too common)."""
+    stems = {_stem(k.__name__): k for k in commands} | {
+        _stem(client.type_of(k)): k for k in commands
+    }
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        fields = {
+            item.target.id
+            for item in node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+        }
+        twin = stems.get(_stem(node.name))
+        if twin is None and "user_id" in fields:
+            twin = next(
+                (k for k in commands if len(_own_fields(k)) >= 2 and _own_fields(k) <= fields),
+                None,
+            )
+        if twin is not None:
+            found.append(f"{node.name} (line {node.lineno}) spells {twin.__name__} again")
+    return found
+
+
+def _table_commands() -> set[type[client.ClientMessage]]:
+    return set(client.MESSAGES) - set(ws.LOCAL)
+
+
+def test_a_player_command_is_defined_once() -> None:
+    """The catalog's model is the table's command: no second class in the table, the api
+    or the process wire stands for one (docs/design.md, "Tables")."""
+    commands = _table_commands()
+    wrong = []
+    for path in [*_modules("tables"), *_modules("api"), APP / "wire" / "process.py"]:
+        for twin in _twins(ast.parse(path.read_text(), str(path)), commands):
+            wrong.append(f"{path.relative_to(APP)}: {twin}")
+    assert not wrong, wrong
+
+
+def test_the_check_would_see_a_command_spelled_twice() -> None:
+    commands = _table_commands()
+    again = [
+        "@dataclass\nclass Sit:\n    user_id: int\n    seat: int\n",
+        "class HostCommand(BaseModel):\n    command: str\n",  # no: not a catalog name
+        "class Buy:\n    user_id: int\n    seat: int\n    amount: int\n    request_id: str\n",
+        "class TopUpMessage:\n    pass\n",
+    ]
+    assert [bool(_twins(ast.parse(code), commands)) for code in again] == [
+        True, False, True, True
+    ]  # fmt: skip
+    assert not _twins(ast.parse("class Join:\n    user_id: int\n    via: str\n"), commands)

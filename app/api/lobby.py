@@ -24,8 +24,8 @@ from app.api.deps import (
 )
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
-from app.api.table_ops import HostCommand
 from app.tables import TableError, TableSettings
+from app.wire import client as c
 
 # `app.api.ws` still imports these from here.
 __all__ = [
@@ -157,12 +157,17 @@ async def get_table(table_id: int, services: Services, player: CurrentPlayer) ->
 
 @router.post("/{table_id}/host")
 async def host_command(
-    table_id: int, body: HostCommand, services: Services, player: CurrentPlayer
+    table_id: int,
+    body: Annotated[c.AnyHostMessage, Body()],
+    services: Services,
+    player: CurrentPlayer,
 ) -> Any:
-    args = {"user": player.user_id, "body": body.model_dump()}
+    """The host's commands of the wire catalog (`host_settings`, `host_pause`, …), as the
+    table socket takes them."""
+    args = {"user": player.user_id, "name": player.name, "body": body.model_dump(mode="json")}
     try:
         result = await services.router.ask(table_id, "host", args)
     except TableError as exc:
-        statuses = {"not_host": 403, "invalid_settings": 422, "invalid_request": 422}
+        statuses = {"not_host": 403, "invalid_settings": 422, "invalid_message": 422}
         raise refused(exc, statuses, 400) from None
     return {"result": result}

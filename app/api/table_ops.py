@@ -6,23 +6,16 @@ view, the host's commands and whether a socket may open."""
 from __future__ import annotations
 
 import hmac
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError
 
 from app.store.passwords import Passwords
 from app.tables import Table, TableError, TableManager, TableSettings
 from app.tables import messages as m
 from app.tables.router import TableRouter, no_such_table
-from app.wire.limits import MAX_BOTS, MAX_SEATS
-
-
-class HostCommand(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    command: Literal["settings", "pause", "resume", "remove", "bots", "close"]
-    changes: dict[str, Any] | None = None  # checked by `TableSettings.changed`
-    seat: Annotated[int, Field(ge=0, lt=MAX_SEATS)] | None = None
-    count: Annotated[int, Field(ge=1, le=MAX_BOTS)] | None = None
+from app.wire import client as c
+from app.wire import process
 
 
 def may_see(table: Table, user_id: int | None) -> bool:
@@ -101,7 +94,11 @@ def install(router: TableRouter, manager: TableManager, passwords: Passwords) ->
         user = int(args["user"])
         if not may_see(table, user):
             raise no_such_table()
-        return await table.request(host_message(user, HostCommand.model_validate(args["body"])))
+        try:  # the catalog's host message, checked here as at the socket
+            msg = c.host_message.validate_python(process.upgrade_host(args["body"]))
+        except ValidationError as exc:
+            raise TableError(*c.refusal(exc)) from None
+        return await table.request(m.Ask(user, str(args.get("name", "")), "", msg))
 
     async def enter(table: Table, args: dict[str, Any]) -> bool:
         """May this user open a socket at the table: it is theirs to see, or they bring
@@ -125,17 +122,3 @@ def install(router: TableRouter, manager: TableManager, passwords: Passwords) ->
     router.table_op("view", view)
     router.table_op("host", host)
     router.table_op("enter", enter)
-
-
-def host_message(user_id: int, body: HostCommand) -> m.Message:
-    if body.command == "settings":
-        return m.HostSettings(user_id, body.changes or {})
-    if body.command in ("pause", "resume"):
-        return m.HostPause(user_id, body.command == "pause")
-    if body.command == "remove":
-        if body.seat is None:
-            raise TableError("invalid_request", "name the seat to free")
-        return m.HostRemove(user_id, body.seat)
-    if body.command == "bots":
-        return m.HostBots(user_id, body.count or 1)
-    return m.HostClose(user_id)

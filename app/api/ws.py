@@ -28,7 +28,6 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
 from app.api.lobby import Player, TableServices, authenticate, get_services
-from app.engine import money
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
 from app.tables import TableError
@@ -37,7 +36,8 @@ from app.tables.router import RoutedTable, TableRouter
 from app.wire import client as c
 from app.wire.envelope import NOTICE_V, version_of
 from app.wire.events import Error, Ok
-from app.wire.limits import MAX_CHIPS, MAX_FRAME, REF_MAX
+from app.wire.limits import MAX_FRAME, REF_MAX
+from app.wire.process import OwnerNotice
 
 log = logging.getLogger("app.api.ws")
 router = APIRouter()
@@ -189,12 +189,14 @@ class Connection:
 
     def _heard_owner(self, text: str) -> bool:
         """An owner notice: True if it is news (another epoch than the one followed)."""
-        notice = from_json(text)
-        if notice.get("epoch") == self.epoch:
+        try:
+            notice = OwnerNotice.model_validate_json(text)
+        except ValidationError:
+            log.warning("table %s: ignoring a malformed owner notice", self.table.id)
+            return True  # still a word that the owner changed: resync to be sure
+        if notice.epoch == self.epoch:
             return False
-        owner = notice.get("owner")
-        if isinstance(owner, str):
-            self.table.router.learn(self.table.id, owner)
+        self.table.router.learn(self.table.id, notice.owner)
         return True
 
 
@@ -351,38 +353,24 @@ async def handle(conn: Connection, text: str) -> None:
     try:
         msg = c.client_message.validate_python(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
-            code, message = "unknown_type", "unknown message type"
-        else:
-            loc = first["loc"]
-            where = ".".join(str(x) for x in loc)
-            what = first["msg"]
-            if loc and loc[-1] == "amount":  # in dollars, as the table shows amounts
-                what = f"a whole number of cents, {money.chips(1)} to {money.chips(MAX_CHIPS)}"
-            code, message = "invalid_message", f"{where}: {what}" if where else what
+        code, message = c.refusal(exc)
         await conn.reply(Error(ref[:REF_MAX] if ref else None, code, message).body())
         return
+    local = LOCAL.get(type(msg))
     try:
-        result = await HANDLERS[type(msg)](conn, msg)
+        if local is not None:
+            result = await local(conn, msg)
+        else:  # the table's command, the catalog's model itself (`app.tables.table._HANDLERS`)
+            player = conn.player
+            ask = m.Ask(player.user_id, player.name, conn.table.router.me, msg)
+            result = await conn.table.request(ask)
     except TableError as exc:
         await conn.reply(Error(msg.ref, exc.code, exc.message).body())
         return
     await conn.reply(Ok(msg.ref, result).body())
 
 
-# -- what each client message does: one entry per message of the catalog (app/wire/client) --
-
-Handler = Callable[[Connection, Any], Awaitable[Any]]
-
-
-def _to_table(make: Callable[[Player, Any], m.Message]) -> Handler:
-    """A message the table answers: `make` turns it into the table's own message."""
-
-    async def ask(conn: Connection, msg: Any) -> Any:
-        return await conn.table.request(make(conn.player, msg))
-
-    return ask
+# -- the few client messages the socket answers itself; the table answers all the others --
 
 
 async def _ping(conn: Connection, msg: c.Ping) -> dict[str, Any]:
@@ -394,21 +382,7 @@ async def _resync(conn: Connection, msg: c.ResyncMsg) -> dict[str, Any]:
     return {"v": conn.last_sent}
 
 
-HANDLERS: dict[type[c.ClientMessage], Handler] = {
+LOCAL: dict[type[c.ClientMessage], Callable[[Connection, Any], Awaitable[Any]]] = {
     c.Ping: _ping,
     c.ResyncMsg: _resync,
-    c.SitMsg: _to_table(lambda p, x: m.Sit(p.user_id, p.name, x.seat, x.amount, x.request_id)),
-    c.TopUpMsg: _to_table(lambda p, x: m.TopUp(p.user_id, x.amount, x.request_id)),
-    c.LeaveMsg: _to_table(lambda p, x: m.Leave(p.user_id)),
-    c.SitOutMsg: _to_table(lambda p, x: m.SitOut(p.user_id)),
-    c.SitInMsg: _to_table(lambda p, x: m.SitIn(p.user_id)),
-    c.AutoPostMsg: _to_table(lambda p, x: m.AutoPost(p.user_id, x.on)),
-    c.PostAnteMsg: _to_table(lambda p, x: m.PostAnte(p.user_id)),
-    c.ActMsg: _to_table(lambda p, x: m.Act(p.user_id, x.hand_id, x.turn_id, x.action, x.amount)),
-    c.ChatMsg: _to_table(lambda p, x: m.Chat(p.user_id, p.name, x.text)),
-    c.HostSettingsMsg: _to_table(lambda p, x: m.HostSettings(p.user_id, x.changes)),
-    c.HostPauseMsg: _to_table(lambda p, x: m.HostPause(p.user_id, x.paused)),
-    c.HostRemoveMsg: _to_table(lambda p, x: m.HostRemove(p.user_id, x.seat)),
-    c.HostBotsMsg: _to_table(lambda p, x: m.HostBots(p.user_id, x.count)),
-    c.HostCloseMsg: _to_table(lambda p, x: m.HostClose(p.user_id)),
 }

@@ -16,6 +16,7 @@ from app.tables import publishing
 from app.tables.bots import bot_action
 from app.tables.errors import TableError
 from app.tables.state import Recording, SeatInfo, TableState, stacks_view
+from app.wire import client as c
 from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, Turn
 
 log = logging.getLogger("app.tables")
@@ -131,25 +132,25 @@ def start_turn(table: TableState) -> None:
         )
 
 
-async def act(table: TableState, msg: m.Act) -> dict[str, Any]:
+async def act(table: TableState, ask: m.Ask[c.ActMsg]) -> dict[str, Any]:
     hand = table.hand
-    if hand is None or msg.hand_id != table.hand_id:
+    if hand is None or ask.msg.hand_id != table.hand_id:
         raise TableError("stale_hand", "that hand is not being played at this table")
-    info = table.seat_of(msg.user_id)
-    if msg.turn_id != table.turn_id:
+    info = table.seat_of(ask.user_id)
+    if ask.msg.turn_id != table.turn_id:
         raise TableError("stale_turn", "that turn is over")
     if hand.to_act != info.seat:
         raise TableError("not_your_turn", "it is not your turn")
     try:
-        kind = ActionKind(msg.action)
+        kind = ActionKind(ask.msg.action)
     except ValueError:
-        raise TableError("illegal_action", f"unknown action {msg.action!r}") from None
+        raise TableError("illegal_action", f"unknown action {ask.msg.action!r}") from None
     try:
-        events = hand.act(info.seat, Action(kind, msg.amount))
+        events = hand.act(info.seat, Action(kind, ask.msg.amount))
     except IllegalAction as exc:
         raise TableError("illegal_action", str(exc)) from None
     if table.recording is not None:
-        table.recording.inputs.append(["act", info.seat, kind.value, msg.amount])
+        table.recording.inputs.append(["act", info.seat, kind.value, ask.msg.amount])
     publishing.engine_events(table, events)
     await after_change(table)
     return {"accepted": True}
@@ -163,9 +164,14 @@ async def bot_act(table: TableState, msg: m.BotAct) -> None:
     if info is None or not info.bot or hand.to_act != msg.seat:
         return
     action = bot_action(hand.legal_actions())
-    await act(
-        table, m.Act(info.user_id, msg.hand_id, msg.turn_id, action.kind.value, action.amount)
+    move = c.ActMsg(
+        type="act",
+        hand_id=msg.hand_id,
+        turn_id=msg.turn_id,
+        action=action.kind.value,
+        amount=action.amount,
     )
+    await act(table, m.Ask(info.user_id, info.name, "", move))
 
 
 async def timed_out(table: TableState, msg: m.TimedOut) -> None:

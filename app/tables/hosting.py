@@ -12,12 +12,13 @@ from app.tables.seating import DRAIN_WAIT
 from app.tables.settings import TableSettings
 from app.tables.state import Lifecycle, SeatInfo, TableState
 from app.tables.store import BOT_NAMES
+from app.wire import client as c
 from app.wire.events import Closed
 
 
-async def host_settings(table: TableState, msg: m.HostSettings) -> dict[str, Any]:
-    table.host_only(msg.user_id)
-    new = table.settings.changed(msg.changes)
+async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg]) -> dict[str, Any]:
+    table.host_only(ask.user_id)
+    new = table.settings.changed(ask.msg.changes)
     if new.max_seats < max(table.seats, default=-1) + 1:
         raise TableError("invalid_settings", "a seated player sits beyond that many seats")
     if table.hand is not None:
@@ -34,11 +35,11 @@ async def apply_settings(table: TableState, new: TableSettings) -> None:
     publishing.say_table(table)
 
 
-async def host_pause(table: TableState, msg: m.HostPause) -> dict[str, Any]:
-    table.host_only(msg.user_id)
-    table.paused = msg.paused
+async def host_pause(table: TableState, ask: m.Ask[c.HostPauseMsg]) -> dict[str, Any]:
+    table.host_only(ask.user_id)
+    table.paused = ask.msg.paused
     publishing.say_table(table)
-    if not msg.paused:
+    if not ask.msg.paused:
         table.want_hand()
     return {"paused": table.paused}
 
@@ -52,11 +53,11 @@ async def admit(table: TableState, msg: m.Admit) -> dict[str, Any]:
     return {}
 
 
-async def host_remove(table: TableState, msg: m.HostRemove) -> dict[str, Any]:
-    table.host_only(msg.user_id)
-    info = table.seats.get(msg.seat)
+async def host_remove(table: TableState, ask: m.Ask[c.HostRemoveMsg]) -> dict[str, Any]:
+    table.host_only(ask.user_id)
+    info = table.seats.get(ask.msg.seat)
     if info is None:
-        raise TableError("invalid_seat", f"nobody sits in seat {msg.seat}")
+        raise TableError("invalid_seat", f"nobody sits in seat {ask.msg.seat}")
     if table.in_hand(info.seat):
         info.leaving = True
         publishing.say_seats(table)
@@ -65,19 +66,19 @@ async def host_remove(table: TableState, msg: m.HostRemove) -> dict[str, Any]:
     return {"removed": True}
 
 
-async def host_bots(table: TableState, msg: m.HostBots) -> dict[str, Any]:
-    table.host_only(msg.user_id)
+async def host_bots(table: TableState, ask: m.Ask[c.HostBotsMsg]) -> dict[str, Any]:
+    table.host_only(ask.user_id)
     if table.closing or table.closed:
         raise TableError("table_closed", "this table is closing")
     free = [s for s in range(table.settings.max_seats) if s not in table.seats]
-    if not 1 <= msg.count <= len(free):
+    if not 1 <= ask.msg.count <= len(free):
         raise TableError("invalid_count", f"there are {len(free)} free seats")
     s = table.settings
     chips = min(s.max_buy_in or 20 * s.small_bet, 20 * s.small_bet)
     seated = []
     taken = {info.name for info in table.seats.values()}
     firsts = [first for first in BOT_NAMES if f"Bot {first}" not in taken]
-    for seat, first in zip(free[: msg.count], firsts, strict=False):
+    for seat, first in zip(free[: ask.msg.count], firsts, strict=False):
         user_id, name = await table.store.make_bot(table.id, first, chips)
         key = f"t{table.id}:bot{user_id}:{secrets.token_hex(4)}"
         bot = SeatInfo(seat, user_id, name, chips, secrets.token_hex(8), bot=True)
@@ -87,8 +88,8 @@ async def host_bots(table: TableState, msg: m.HostBots) -> dict[str, Any]:
     return {"seats": seated}
 
 
-async def host_close(table: TableState, msg: m.HostClose) -> dict[str, Any]:
-    table.host_only(msg.user_id)
+async def host_close(table: TableState, ask: m.Ask[c.HostCloseMsg]) -> dict[str, Any]:
+    table.host_only(ask.user_id)
     if table.hand is not None:
         table.become(Lifecycle.CLOSING)
         publishing.say_table(table)

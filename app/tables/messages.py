@@ -1,12 +1,19 @@
-"""What can be sent to a table's mailbox. Players' commands name the user they come from;
-the table checks what that user may do. Timer messages come from the table's own clock."""
+"""What can be sent to a table's mailbox: a user's command of the wire catalog (`Ask`: the
+client's own model, with who asks; the table checks what that user may do), and the table's
+own mail: watchers joining and leaving, catching up, admission, its clock's timers and its
+writer's notices. No player command is defined here: `app.wire.client` is their one place."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, Generic, TypeVar
+
+from pydantic import ValidationError
 
 from app.tables.errors import TableError
+from app.wire import client, process
+
+C = TypeVar("C", bound=client.ClientMessage, covariant=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,94 +64,15 @@ class Resync:
 
 
 @dataclass(frozen=True, slots=True)
-class Sit:
+class Ask(Generic[C]):
+    """User `user_id` (`name`; their socket held by process `via`, "" for the HTTP host
+    route) asks the table a command of the wire catalog, `msg`, already checked by its
+    model (`app.wire.client`): the table's rule for its type answers (`table._HANDLERS`)."""
+
     user_id: int
     name: str
-    seat: int
-    amount: int
-    key: str  # the client's request id: the buy-in posts once whatever the retries
-
-
-@dataclass(frozen=True, slots=True)
-class TopUp:
-    user_id: int
-    amount: int
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class Leave:
-    user_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class SitOut:
-    user_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class SitIn:
-    user_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class AutoPost:
-    """R6: switch automatic ante posting on or off."""
-
-    user_id: int
-    on: bool
-
-
-@dataclass(frozen=True, slots=True)
-class PostAnte:
-    """R6 with automatic posting off: "I'm in" for the next hand."""
-
-    user_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class Act:
-    user_id: int
-    hand_id: str
-    turn_id: int
-    action: str
-    amount: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Chat:
-    user_id: int
-    name: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class HostSettings:
-    user_id: int
-    changes: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class HostPause:
-    user_id: int
-    paused: bool
-
-
-@dataclass(frozen=True, slots=True)
-class HostRemove:
-    user_id: int
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class HostBots:
-    user_id: int
-    count: int
-
-
-@dataclass(frozen=True, slots=True)
-class HostClose:
-    user_id: int
+    via: str
+    msg: C
 
 
 # -- from the table's own timers ---------------------------------------------------------
@@ -186,36 +114,50 @@ class Sync:
 
 
 Message = (
-    Admit | Join | Unwatch | Resync | Sit | TopUp | Leave | SitOut | SitIn | AutoPost | PostAnte
-    | Act | Chat | HostSettings | HostPause | HostRemove | HostBots | HostClose | TimedOut
-    | StartHand | HandWritten | NumbersReserved | BotAct | Wake | ViewersGone | Sync
+    Admit | Join | Unwatch | Resync | Ask[Any] | TimedOut | StartHand | HandWritten
+    | NumbersReserved | BotAct | Wake | ViewersGone | Sync
 )  # fmt: skip
 
-# What may come from another process (a player's command routed to the table's owner,
-# `app.tables.router`): the players' and host's messages, never a timer's.
-REMOTE: dict[str, type[Message]] = {
-    kind.__name__: kind
-    for kind in (
-        Admit, Join, Unwatch, Resync, Sit, TopUp, Leave, SitOut, SitIn, AutoPost, PostAnte,
-        Act, Chat, HostSettings, HostPause, HostRemove, HostBots, HostClose,
-    )
-}  # fmt: skip
+# What may come from another process (`app.tables.router`, its op "request"): a user's
+# mail, never a timer's. Travels as `app.wire.process.AnyMail`.
+_REMOTE = (Admit, Join, Unwatch, Resync)
 
 
 def to_wire(msg: Message) -> dict[str, Any]:
-    """A player's message as JSON-ready data, to travel to the table's owner."""
+    """A user's mail as JSON-ready data (`process.AnyMail`), to travel to the table's owner."""
+    if isinstance(msg, Ask):
+        return {
+            "kind": "Ask",
+            "user_id": msg.user_id,
+            "name": msg.name,
+            "via": msg.via,
+            "msg": msg.msg.model_dump(mode="json"),
+        }
+    if not isinstance(msg, _REMOTE):
+        raise TypeError(f"{type(msg).__name__} stays on its table's process")
     return {"kind": type(msg).__name__, **{f.name: getattr(msg, f.name) for f in fields(msg)}}
 
 
 def from_wire(data: Any) -> Message:
-    """The message `to_wire` made; anything else is refused."""
-    if not isinstance(data, dict):
-        raise TableError("invalid_message", "not a table message")
-    values = dict(data)
-    kind = REMOTE.get(values.pop("kind", None))
-    if kind is None:
-        raise TableError("invalid_message", "not a message another process may send")
+    """The mail `to_wire` made (or the release before made, `process.upgrade_mail`), its
+    command checked by the catalog's models as at the socket; anything else is refused,
+    `invalid_message`."""
     try:
-        return kind(**values)
-    except TypeError:
-        raise TableError("invalid_message", f"malformed {kind.__name__}") from None
+        mail = process.table_mail.validate_python(process.upgrade_mail(data))
+    except ValidationError:
+        raise TableError(
+            "invalid_message", "not a table message another process may send"
+        ) from None
+    if isinstance(mail, process.AskMail):
+        try:
+            msg = client.client_message.validate_python(mail.msg)
+        except ValidationError as exc:
+            raise TableError(*client.refusal(exc)) from None
+        return Ask(mail.user_id, mail.name, mail.via, msg)
+    if isinstance(mail, process.JoinMail):
+        return Join(mail.user_id, mail.via)
+    if isinstance(mail, process.UnwatchMail):
+        return Unwatch(mail.user_id, mail.via)
+    if isinstance(mail, process.ResyncMail):
+        return Resync(mail.user_id, mail.last_v, mail.epoch)
+    return Admit(mail.user_id)

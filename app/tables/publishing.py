@@ -20,6 +20,7 @@ from app.jsontext import from_json
 from app.tables import messages as m
 from app.tables.errors import TableError
 from app.tables.state import TableState
+from app.wire import client as c
 from app.wire.envelope import placeholder
 from app.wire.events import (
     Chat,
@@ -187,11 +188,11 @@ async def sync(table: TableState, msg: m.Sync) -> int:
     return table.version
 
 
-async def chat(table: TableState, msg: m.Chat) -> dict[str, Any]:
-    text = msg.text.strip()
+async def chat(table: TableState, ask: m.Ask[c.ChatMsg]) -> dict[str, Any]:
+    text = ask.msg.text.strip()
     if not text:
         raise TableError("invalid_chat", "say something")
     if len(text) > CHAT_MAX:
         raise TableError("chat_too_long", f"chat lines are at most {CHAT_MAX} characters")
-    table.say(Chat(msg.user_id, msg.name, table.by_user.get(msg.user_id), text))
+    table.say(Chat(ask.user_id, ask.name, table.by_user.get(ask.user_id), text))
     return {}

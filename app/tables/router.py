@@ -26,12 +26,15 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from app.fanout import GAP, BaseFanout, FanoutError, Subscription, channels
 from app.jsontext import from_json, to_json
 from app.store.directory import Room, Whereabouts
 from app.tables import messages as m
 from app.tables.errors import MOVED, TableError
 from app.tables.table import Table
+from app.wire import process as process_wire
 
 log = logging.getLogger("app.tables.router")
 
@@ -283,10 +286,13 @@ class TableRouter:
         rid = secrets.token_hex(8)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
-        body = {"id": rid, "from": self.me, "op": op, "table": table_id, "args": args}
+        body = process_wire.Request(
+            v=process_wire.VERSION, id=rid, from_=self.me, op=op, table=table_id, args=args
+        )
         try:
             try:
-                await self.fanout.publish(channels.process(process), to_json(body))
+                text = body.model_dump_json(by_alias=True)
+                await self.fanout.publish(channels.process(process), text)
             except FanoutError:
                 raise TableError(
                     "unavailable", "the servers cannot reach each other just now: try again"
@@ -432,48 +438,63 @@ class TableRouter:
             if not isinstance(body, dict):
                 continue
             if "re" in body:
-                future = self._waiting.get(str(body["re"]))
-                if future is not None and not future.done():
-                    error = body.get("error")
-                    if error is None:
-                        future.set_result(body.get("ok"))
-                    elif error[0] == "not_here":
-                        future.set_exception(_NotHere())
-                    else:
-                        future.set_exception(TableError(str(error[0]), str(error[1])))
+                self._replied(body)
             else:
                 self._spawn(self._answer(body))
 
-    async def _answer(self, body: dict[str, Any]) -> None:
-        answer: dict[str, Any] = {"re": body.get("id")}
+    def _replied(self, body: dict[str, Any]) -> None:
         try:
-            answer["ok"] = await self._run(body)
-        except TableError as exc:
-            answer["error"] = [exc.code, exc.message]
-        except Exception:
-            log.exception("router: %s failed", body.get("op"))
-            answer["error"] = ["internal_error", "the server could not do that"]
+            reply = process_wire.Reply.model_validate(body)
+        except ValidationError:
+            log.warning("router: ignoring a malformed reply")
+            return
+        future = self._waiting.get(reply.re)
+        if future is None or future.done():
+            return
+        refused = process_wire.version_refused(body)
+        if refused is not None:
+            future.set_exception(TableError("unsupported_version", refused))
+        elif reply.error is None:
+            future.set_result(reply.ok)
+        elif reply.error[0] == "not_here":
+            future.set_exception(_NotHere())
+        else:
+            future.set_exception(TableError(*reply.error))
+
+    async def _answer(self, body: dict[str, Any]) -> None:
         asker = body.get("from")
         if not isinstance(asker, str):
-            return
+            return  # nobody to answer
+        answer = process_wire.Reply(v=process_wire.VERSION, re=str(body.get("id")))
         try:
-            await self.fanout.publish(channels.process(asker), to_json(answer))
+            refused = process_wire.version_refused(body)
+            if refused is not None:  # a newer release's: said so, never half understood
+                raise TableError("unsupported_version", refused)
+            try:
+                request = process_wire.Request.model_validate(body)
+            except ValidationError:
+                raise TableError("invalid_request", "malformed routed request") from None
+            answer = answer.model_copy(update={"ok": await self._run(request)})
+        except TableError as exc:
+            answer = answer.model_copy(update={"error": (exc.code, exc.message)})
+        except Exception:
+            log.exception("router: %s failed", body.get("op"))
+            error = ("internal_error", "the server could not do that")
+            answer = answer.model_copy(update={"error": error})
+        try:
+            await self.fanout.publish(channels.process(asker), to_json(answer.model_dump()))
         except FanoutError as exc:  # the asker times out
             log.warning("router: answer to %s lost (%s)", asker, exc)
 
-    async def _run(self, body: dict[str, Any]) -> Any:
-        op = body.get("op")
-        args = body.get("args")
-        if not isinstance(op, str) or not isinstance(args, dict):
-            raise TableError("invalid_request", "malformed routed request")
-        table_id = body.get("table")
+    async def _run(self, request: process_wire.Request) -> Any:
+        op, args, table_id = request.op, request.args, request.table
         if table_id is None:
             process_op = self.process_ops.get(op)
             if process_op is None:
                 raise TableError("invalid_request", f"unknown op {op}")
             return await process_op(args)
         table_op = self.table_ops.get(op)
-        if table_op is None or not isinstance(table_id, int):
+        if table_op is None:
             raise TableError("invalid_request", f"unknown op {op}")
         table = self.tables.get(table_id)
         if table is None:

@@ -12,6 +12,7 @@ from app.tables import messages as m
 from app.tables import publishing
 from app.tables.errors import TableError
 from app.tables.state import SeatInfo, TableState, stacks_view
+from app.wire import client as c
 from app.wire.events import Left, LeftReason
 
 log = logging.getLogger("app.tables")
@@ -22,7 +23,7 @@ DRAIN_WAIT = 1.0  # seconds a chip move waits for the table's hand records to be
 ANSWERS_KEPT = 1024  # request ids a table remembers (older repeats still move no chip)
 
 
-def request_key(table: TableState, user_id: int, request_id: str) -> str:
+def ledger_key(table: TableState, user_id: int, request_id: str) -> str:
     """The ledger's idempotency key of a player's chip request at this table."""
     return f"t{table.id}:u{user_id}:{request_id}"
 
@@ -46,33 +47,33 @@ def remember(table: TableState, key: str, content: tuple[Any, ...], answer: dict
         del table.answered[next(iter(table.answered))]
 
 
-async def sit(table: TableState, msg: m.Sit) -> dict[str, Any]:
-    key = request_key(table, msg.user_id, msg.key)
-    content = ("sit", msg.seat, msg.amount)
+async def sit(table: TableState, ask: m.Ask[c.SitMsg]) -> dict[str, Any]:
+    key = ledger_key(table, ask.user_id, ask.msg.request_id)
+    content = ("sit", ask.msg.seat, ask.msg.amount)
     earlier = answered(table, key, content)
     if earlier is not None:
         return earlier
     s = table.settings
     if table.closing or table.closed:
         raise TableError("table_closed", "this table is closing")
-    if msg.user_id in table.by_user:
+    if ask.user_id in table.by_user:
         raise TableError("already_seated", "you are already seated at this table")
-    if not 0 <= msg.seat < s.max_seats:
+    if not 0 <= ask.msg.seat < s.max_seats:
         raise TableError("invalid_seat", f"seats are numbered 0 to {s.max_seats - 1}")
-    if msg.seat in table.seats:
-        raise TableError("seat_taken", f"seat {msg.seat} is taken")
-    if msg.amount < s.min_buy_in:
+    if ask.msg.seat in table.seats:
+        raise TableError("seat_taken", f"seat {ask.msg.seat} is taken")
+    if ask.msg.amount < s.min_buy_in:
         raise TableError(
             "buy_in_too_small",
             f"the minimum buy-in here is {money.chips(s.min_buy_in)} (ten small bets)",
         )
-    if s.max_buy_in is not None and msg.amount > s.max_buy_in:
+    if s.max_buy_in is not None and ask.msg.amount > s.max_buy_in:
         raise TableError(
             "buy_in_too_large", f"the maximum buy-in here is {money.chips(s.max_buy_in)}"
         )
-    info = SeatInfo(msg.seat, msg.user_id, msg.name, msg.amount, secrets.token_hex(8))
+    info = SeatInfo(ask.msg.seat, ask.user_id, ask.name, ask.msg.amount, secrets.token_hex(8))
     await buy_in(table, info, key)
-    answer = {"seat": msg.seat, "stack": msg.amount}
+    answer = {"seat": ask.msg.seat, "stack": ask.msg.amount}
     remember(table, key, content, answer)
     return answer
 
@@ -97,26 +98,26 @@ def seat(table: TableState, info: SeatInfo) -> None:
     table.want_hand()
 
 
-async def top_up(table: TableState, msg: m.TopUp) -> dict[str, Any]:
-    key = request_key(table, msg.user_id, msg.key)
-    content = ("top_up", msg.amount)
+async def top_up(table: TableState, ask: m.Ask[c.TopUpMsg]) -> dict[str, Any]:
+    key = ledger_key(table, ask.user_id, ask.msg.request_id)
+    content = ("top_up", ask.msg.amount)
     earlier = answered(table, key, content)
     if earlier is not None:
         return earlier
-    info = table.seat_of(msg.user_id)
-    if msg.amount <= 0:
+    info = table.seat_of(ask.user_id)
+    if ask.msg.amount <= 0:
         raise TableError("invalid_amount", "a top-up is a positive number of chips")
     cap = table.settings.max_buy_in
     pending = sum(a for a, _ in info.top_ups)
-    if cap is not None and info.stack + pending + msg.amount > cap:
+    if cap is not None and info.stack + pending + ask.msg.amount > cap:
         raise TableError("buy_in_too_large", f"a stack may hold at most {money.chips(cap)} here")
     if table.in_hand(info.seat):
         # refused now, as it would be between hands: at the hand's end it could only be dropped
-        await affordable(table, msg.user_id, pending + msg.amount, queued=bool(info.top_ups))
-        info.top_ups.append((msg.amount, key))
+        await affordable(table, ask.user_id, pending + ask.msg.amount, queued=bool(info.top_ups))
+        info.top_ups.append((ask.msg.amount, key))
         answer = {"queued": True, "stack": info.stack}
     else:
-        await apply_top_up(table, info, msg.amount, key)
+        await apply_top_up(table, info, ask.msg.amount, key)
         publishing.say_seats(table)
         answer = {"queued": False, "stack": info.stack}
     remember(table, key, content, answer)
@@ -145,8 +146,8 @@ async def apply_top_up(table: TableState, info: SeatInfo, amount: int, key: str)
         info.stack += amount
 
 
-async def leave(table: TableState, msg: m.Leave) -> dict[str, Any]:
-    info = table.seat_of(msg.user_id)
+async def leave(table: TableState, ask: m.Ask[c.LeaveMsg]) -> dict[str, Any]:
+    info = table.seat_of(ask.user_id)
     if table.in_hand(info.seat):
         info.leaving = True
         publishing.say_seats(table)
@@ -184,16 +185,16 @@ async def remove(table: TableState, info: SeatInfo, reason: LeftReason) -> int:
     return amount
 
 
-async def sit_out(table: TableState, msg: m.SitOut) -> dict[str, Any]:
-    info = table.seat_of(msg.user_id)
+async def sit_out(table: TableState, ask: m.Ask[c.SitOutMsg]) -> dict[str, Any]:
+    info = table.seat_of(ask.user_id)
     info.sitting_out = True
     publishing.say_seats(table)
     await save_state(table)
     return {"sitting_out": True}
 
 
-async def sit_in(table: TableState, msg: m.SitIn) -> dict[str, Any]:
-    info = table.seat_of(msg.user_id)
+async def sit_in(table: TableState, ask: m.Ask[c.SitInMsg]) -> dict[str, Any]:
+    info = table.seat_of(ask.user_id)
     if info.stack <= 0 and not info.top_ups:
         raise TableError("no_chips", "top up before sitting back in")
     info.sitting_out = False
@@ -204,15 +205,15 @@ async def sit_in(table: TableState, msg: m.SitIn) -> dict[str, Any]:
     return {"sitting_out": False}
 
 
-async def auto_post(table: TableState, msg: m.AutoPost) -> dict[str, Any]:
-    info = table.seat_of(msg.user_id)
-    info.auto_post = msg.on
+async def auto_post(table: TableState, ask: m.Ask[c.AutoPostMsg]) -> dict[str, Any]:
+    info = table.seat_of(ask.user_id)
+    info.auto_post = ask.msg.on
     publishing.say_seats(table)
-    return {"auto_post": msg.on}
+    return {"auto_post": ask.msg.on}
 
 
-async def post_ante(table: TableState, msg: m.PostAnte) -> dict[str, Any]:
-    info = table.seat_of(msg.user_id)
+async def post_ante(table: TableState, ask: m.Ask[c.PostAnteMsg]) -> dict[str, Any]:
+    info = table.seat_of(ask.user_id)
     info.posted = True
     info.sitting_out = False
     table.want_hand()

@@ -1,9 +1,10 @@
 """One table: a task that owns all of its state and handles its mailbox one message at a time.
 
-Everything outside (WebSocket handlers, timers, bots) only sends messages (`messages.py`);
-nothing else changes a table. The rules are modules of functions over the table's state
-(`state.TableState`), none of which imports another (but `hosting`, which seats and frees
-through `seating`):
+Everything outside (WebSocket handlers, timers, bots) only sends messages: a user's command
+of the wire catalog in a `messages.Ask`, or the table's own mail (`messages.py`); nothing
+else changes a table. `_HANDLERS` (at the end) maps each message type to its rule. The
+rules are modules of functions over the table's state (`state.TableState`), none of which
+imports another (but `hosting`, which seats and frees through `seating`):
 
 - `dealing`: a hand: dealing it, turns and their timers, timeouts, settlement and record;
 - `seating`: buy-in, top-up, leave, sit out / in, removal (the chips);
@@ -40,10 +41,11 @@ from app.tables.settings import TableSettings
 from app.tables.state import MOVES, DeckSource, Kept, Lifecycle, Recording, SeatInfo
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
+from app.wire import client as c
 from app.wire.envelope import encode, owner_notice, placeholder
 from app.wire.events import HandVoided, PostAnteDue, ServerEvent, TableResumed
 
-__all__ = ["MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table"]
+__all__ = ["COMMANDS", "MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table"]
 
 log = logging.getLogger("app.tables")
 
@@ -51,17 +53,12 @@ log = logging.getLogger("app.tables")
 MAX_UNWRITTEN = 2
 RETRY_SECONDS = 1.0  # a table cut off from its players looks again this often
 
-# What moves the game on (players' and hosts' commands, the table's own timers, bots): handled
-# only while what the table says surely reaches its players (`Table.reaches`).
-GAME: frozenset[type] = frozenset({
-    m.Sit, m.TopUp, m.Leave, m.SitOut, m.SitIn, m.AutoPost, m.PostAnte, m.Act, m.Chat,
-    m.HostSettings, m.HostPause, m.HostRemove, m.HostBots, m.HostClose,
-    m.TimedOut, m.BotAct, m.StartHand,
-})  # fmt: skip
 TIMERS: frozenset[type] = frozenset({m.TimedOut, m.BotAct, m.StartHand})
 # What a watcher reads (being counted, catching up): answered only by a table that surely
 # still runs here, from what it surely published.
 READS: frozenset[type] = frozenset({m.Join, m.Resync})
+# What moves the game on, handled only while what the table says surely reaches its players
+# (`Table.reaches`): every command of the catalog (`COMMANDS`, below) and the timers.
 
 
 class Table:
@@ -352,7 +349,7 @@ class Table:
         `not_here`: the router looks for the table's current owner) and everything said
         published; a game message needs the table to reach its players: if it does not, the
         table freezes, a timer's message is dropped and a command refused."""
-        kind = type(msg)
+        kind = _kind(msg)
         if kind in READS and not self.store.holds(self.id):
             raise TableError("not_here", "this server may no longer run this table")
         if self.frozen is None and kind in GAME and not self.reaches():
@@ -533,9 +530,9 @@ class Table:
     # -- dispatch --------------------------------------------------------------------------
 
     async def _handle(self, msg: m.Message) -> Any:
-        handler = _HANDLERS.get(type(msg))
+        handler = _HANDLERS.get(_kind(msg))
         if handler is None:
-            raise TableError("unknown_message", f"unknown message {type(msg).__name__}")
+            raise TableError("unknown_message", f"unknown message {_kind(msg).__name__}")
         return await handler(self, msg)
 
     def seat_of(self, user_id: int) -> SeatInfo:
@@ -563,7 +560,31 @@ def in_play(rule: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Table, Any]
     return move
 
 
+def _kind(msg: m.Message) -> type:
+    """What decides a message's handling: a command's catalog model, else its own type."""
+    return type(msg.msg) if isinstance(msg, m.Ask) else type(msg)
+
+
+# The one map from a message's type to its rule. A user's command (`m.Ask`) is looked up by
+# its catalog model (`app.wire.client`): a new command is a model there, a rule, and a line
+# here (a test holds every catalog message to a line here or to the socket's own few).
 _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
+    # users' commands
+    c.SitMsg: seating.sit,
+    c.TopUpMsg: seating.top_up,
+    c.LeaveMsg: seating.leave,
+    c.SitOutMsg: seating.sit_out,
+    c.SitInMsg: seating.sit_in,
+    c.AutoPostMsg: seating.auto_post,
+    c.PostAnteMsg: seating.post_ante,
+    c.ActMsg: in_play(dealing.act),
+    c.ChatMsg: publishing.chat,
+    c.HostSettingsMsg: hosting.host_settings,
+    c.HostPauseMsg: hosting.host_pause,
+    c.HostRemoveMsg: hosting.host_remove,
+    c.HostBotsMsg: hosting.host_bots,
+    c.HostCloseMsg: hosting.host_close,
+    # the table's own mail
     m.Admit: hosting.admit,
     m.Join: publishing.join,
     m.Unwatch: publishing.unwatch,
@@ -571,23 +592,14 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.Resync: publishing.resync,
     m.Sync: publishing.sync,
     m.Wake: publishing.wake,
-    m.Sit: seating.sit,
-    m.TopUp: seating.top_up,
-    m.Leave: seating.leave,
-    m.SitOut: seating.sit_out,
-    m.SitIn: seating.sit_in,
-    m.AutoPost: seating.auto_post,
-    m.PostAnte: seating.post_ante,
-    m.Chat: publishing.chat,
-    m.HostSettings: hosting.host_settings,
-    m.HostPause: hosting.host_pause,
-    m.HostRemove: hosting.host_remove,
-    m.HostBots: hosting.host_bots,
-    m.HostClose: hosting.host_close,
     m.StartHand: Table._start_hand,
     m.HandWritten: Table._hand_written,
     m.NumbersReserved: Table._numbers_reserved,
-    m.Act: in_play(dealing.act),
     m.BotAct: in_play(dealing.bot_act),
     m.TimedOut: in_play(dealing.timed_out),
 }
+
+COMMANDS: frozenset[type[c.ClientMessage]] = frozenset(
+    kind for kind in _HANDLERS if issubclass(kind, c.ClientMessage)
+)
+GAME: frozenset[type] = COMMANDS | TIMERS

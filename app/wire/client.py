@@ -7,10 +7,11 @@ the document's example (a test validates each example against its model).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from app.engine import money
 from app.wire.limits import (
     CHANGES_DEPTH,
     CHAT_MAX,
@@ -214,11 +215,8 @@ class HostCloseMsg(ClientMessage):
     example: ClassVar[dict[str, Any]] = {"type": "host_close"}
 
 
-MESSAGES: tuple[type[ClientMessage], ...] = (
-    Ping, ResyncMsg, SitMsg, TopUpMsg, LeaveMsg, SitOutMsg, SitInMsg, AutoPostMsg, PostAnteMsg,
-    ActMsg, ChatMsg, HostSettingsMsg, HostPauseMsg, HostRemoveMsg, HostBotsMsg, HostCloseMsg,
-)  # fmt: skip
-
+# The catalog, once: a new message is a model here and a line in this union (the table's
+# commands then a rule and a line in `app.tables.table`'s map).
 AnyClientMessage = Annotated[
     Ping | ResyncMsg | SitMsg | TopUpMsg | LeaveMsg | SitOutMsg | SitInMsg | AutoPostMsg
     | PostAnteMsg | ActMsg | ChatMsg | HostSettingsMsg | HostPauseMsg | HostRemoveMsg
@@ -226,7 +224,30 @@ AnyClientMessage = Annotated[
     Field(discriminator="type"),
 ]  # fmt: skip
 
+MESSAGES: tuple[type[ClientMessage], ...] = get_args(get_args(AnyClientMessage)[0])
+
+# The host's commands, also taken by the HTTP host route (`POST /api/tables/{id}/host`).
+AnyHostMessage = Annotated[
+    HostSettingsMsg | HostPauseMsg | HostRemoveMsg | HostBotsMsg | HostCloseMsg,
+    Field(discriminator="type"),
+]
+
 client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)
+host_message: TypeAdapter[AnyHostMessage] = TypeAdapter(AnyHostMessage)
+
+
+def refusal(exc: ValidationError) -> tuple[str, str]:
+    """The error code and words for a message its model refused: the same wherever it is
+    checked (at the socket, or on the process a routed command arrives at)."""
+    first = exc.errors()[0]
+    if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        return "unknown_type", "unknown message type"
+    loc = first["loc"]
+    where = ".".join(str(x) for x in loc)
+    what = first["msg"]
+    if loc and loc[-1] == "amount":  # in dollars, as the table shows amounts
+        what = f"a whole number of cents, {money.chips(1)} to {money.chips(MAX_CHIPS)}"
+    return "invalid_message", f"{where}: {what}" if where else what
 
 
 def type_of(model: type[ClientMessage]) -> str:

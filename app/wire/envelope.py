@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.jsontext import to_json
+from app.wire.process import OwnerNotice
 
 PREFIX = '{"v":'
 
@@ -36,4 +37,5 @@ every process's sockets at the table that a new owner runs it from now on (`owne
 def owner_notice(owner: str, epoch: str) -> str:
     """Published on a table's channel by a process that claimed the table (a failover or a
     move): sockets elsewhere learn where it runs now and resync with its new epoch."""
-    return f"{PREFIX}{NOTICE_V}," + to_json({"owner": owner, "epoch": epoch})[1:]
+    notice = OwnerNotice(owner=owner, epoch=epoch).model_dump(mode="json")
+    return f"{PREFIX}{NOTICE_V}," + to_json(notice)[1:]

@@ -12,6 +12,7 @@ from app.fanout import create_fanout
 from app.store.db import Database
 from app.tables import FakeClock
 from app.tables import messages as m
+from tests import asks
 from tests.store.hands_play import play_hands
 from tests.tables.live import Live, live_server
 
@@ -34,7 +35,7 @@ async def _table(live: Live, users: list[tuple[int, str]], variant: str) -> int:
     table_id: int = created["table"]["id"]
     table = live.table(table_id)
     for seat, (user_id, _) in enumerate(users):
-        await table.request(m.Sit(user_id, f"u{user_id}", seat, 2000, f"k{seat}"))
+        await table.request(asks.sit(user_id, f"u{user_id}", seat, 2000, f"k{seat}"))
     return table_id
 
 

@@ -61,20 +61,22 @@ async def test_every_lobby_refusal_has_a_code_and_a_message(live: Live) -> None:
                 (403, "bad_password"),
             ),
             (
-                await guest.post(f"/api/tables/{open_id}/host", json={"command": "pause"}),
+                await guest.post(
+                    f"/api/tables/{open_id}/host", json={"type": "host_pause", "paused": True}
+                ),
                 (403, "not_host"),
             ),
             (
-                await guest.post(f"/api/tables/{secret_id}/host", json={"command": "close"}),
+                await guest.post(f"/api/tables/{secret_id}/host", json={"type": "host_close"}),
                 (404, "no_such_table"),
             ),
             (
-                await guest.post(f"/api/tables/{open_id}/host", json={"command": "explode"}),
+                await guest.post(f"/api/tables/{open_id}/host", json={"type": "host_explode"}),
                 (422, "invalid_request"),
             ),
             (
                 await guest.post(
-                    f"/api/tables/{open_id}/host", json={"command": "bots", "count": 1.0}
+                    f"/api/tables/{open_id}/host", json={"type": "host_bots", "count": 1.0}
                 ),
                 (422, "invalid_request"),
             ),
@@ -83,7 +85,7 @@ async def test_every_lobby_refusal_has_a_code_and_a_message(live: Live) -> None:
         for response, expected in cases:
             assert refusal(response) == expected, (response.request.url, response.text)
     async with live.http(host_token) as host:
-        removing = await host.post(f"/api/tables/{open_id}/host", json={"command": "remove"})
+        removing = await host.post(f"/api/tables/{open_id}/host", json={"type": "host_remove"})
         assert refusal(removing) == (422, "invalid_request")
         assert (await host.get(f"/api/tables/{secret_id}")).status_code == 200
     assert not live.table(open_id).paused and not live.table(secret_id).closed

@@ -105,7 +105,7 @@ async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_o
                     refusal_of(field, value, frame)
                 r = await http.post(
                     f"/api/tables/{table_id}/host",
-                    json={"command": "settings", "changes": {field: value}},
+                    json={"type": "host_settings", "changes": {field: value}},
                 )
                 assert r.status_code == 422, (field, value, r.text)
                 assert r.json()["detail"]["code"] == "invalid_settings"

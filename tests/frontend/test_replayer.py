@@ -234,7 +234,7 @@ def stored_hands(page: Page, table_id: int, count: int) -> dict[str, Any]:
 
 
 def host_pause(host: Player, table_id: int, paused: bool) -> None:
-    command = {"command": "pause" if paused else "resume"}
+    command = {"type": "host_pause", "paused": paused}
     api(host.page, "POST", f"/api/tables/{table_id}/host", command)
     host.page.wait_for_function(
         "(p) => window.studDebug.state.table.paused === p", arg=paused, timeout=WAIT_MS

@@ -22,6 +22,7 @@ from app.store.db import Database
 from app.store.models import User
 from app.tables import FakeClock as TableClock
 from app.tables import messages as m
+from tests import asks
 from tests.mail.support import FakeClock, SmtpSink
 from tests.store.hands_play import play_hands
 from tests.tables.live import Client, Live, live_server
@@ -50,7 +51,7 @@ async def test_one_hand_has_one_number_at_the_table_in_the_api_the_email_and_bot
     watcher = await Client.open(live, table_id, ann_token, ann)
     table = live.table(table_id)
     for seat, user in enumerate((ann, bob)):
-        await table.request(m.Sit(user, f"u{user}", seat, 2000, f"k{seat}"))
+        await table.request(asks.sit(user, f"u{user}", seat, 2000, f"k{seat}"))
     await play_hands(table, live.clock, 3, fold_seat=1)
     await table.request(m.Sync())  # the hand writer has recorded them
     await watcher.wait(lambda f: f.get("type") == "deal_revealed" and f["hand_id"] == table.hand_id)

@@ -78,18 +78,26 @@ async def test_players_on_different_processes_play_at_one_table(
 
         # the host's commands through any process, seen through any other
         async with c.http(2, ann_token) as http:
-            r = await http.post(f"/api/tables/{table_id}/host", json={"command": "pause"})
+            r = await http.post(
+                f"/api/tables/{table_id}/host", json={"type": "host_pause", "paused": True}
+            )
             assert r.status_code == 200, r.text
-            r = await http.post(f"/api/tables/{table_id}/host", json={"command": "remove"})
-            assert r.status_code == 422, r.text  # a refusal crosses back with its code
+            r = await http.post(
+                f"/api/tables/{table_id}/host", json={"type": "host_remove", "seat": 5}
+            )  # a refusal crosses back with its code
+            assert r.status_code == 400 and r.json()["detail"]["code"] == "invalid_seat", r.text
         async with c.http(1, bob_token) as http:
-            r = await http.post(f"/api/tables/{table_id}/host", json={"command": "resume"})
+            r = await http.post(
+                f"/api/tables/{table_id}/host", json={"type": "host_pause", "paused": False}
+            )
             assert r.status_code == 403 and r.json()["detail"]["code"] == "not_host"
             r = await http.get(f"/api/tables/{table_id}")
             assert r.status_code == 200 and r.json()["settings"]["paused"] is True
             assert "invite" not in r.json()  # only the host sees an invite
         async with c.http(0, ann_token) as http:
-            r = await http.post(f"/api/tables/{table_id}/host", json={"command": "resume"})
+            r = await http.post(
+                f"/api/tables/{table_id}/host", json={"type": "host_pause", "paused": False}
+            )
             assert r.status_code == 200, r.text
         ended = ann_p.count("hand_ended")
         await ann_p.wait(lambda f: ann_p.count("hand_ended") > ended, timeout=60)

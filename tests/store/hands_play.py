@@ -11,6 +11,7 @@ from app.fanout import create_fanout
 from app.store.db import Database
 from app.tables import FakeClock, LedgerTableStore, Table, TableManager, TableSettings
 from app.tables import messages as m
+from tests import asks
 from tests.store.factories import make_user
 
 SETTINGS: dict[str, Any] = dict(
@@ -34,7 +35,7 @@ async def seated_table(
         password_hash=None,
     )
     for seat, user in enumerate(users):
-        await table.request(m.Sit(user, f"{variant}{seat}", seat, 2000, f"k{seat}"))
+        await table.request(asks.sit(user, f"{variant}{seat}", seat, 2000, f"k{seat}"))
     return manager, table, clock, users
 
 
@@ -55,7 +56,7 @@ async def act_once(table: Table, fold_seat: int | None = None) -> None:
     else:
         action, amount = ("check" if legal.check else "call"), None
     user = table.hand_users[seat]
-    await table.request(m.Act(user, table.hand_id, table.turn_id, action, amount))
+    await table.request(asks.act(user, table.hand_id, table.turn_id, action, amount))
 
 
 async def play_hands(table: Table, clock: FakeClock, count: int, **kw: Any) -> None:

@@ -26,6 +26,7 @@ from app.store.models import AllInProtection
 from app.tables import FakeClock, LedgerTableStore, Table, TableError, TableManager, TableSettings
 from app.tables import messages as m
 from app.tables.table import RETRY_SECONDS
+from tests import asks
 from tests.conftest import PgServer
 from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
 from tests.fanout.proxy import RedisProxy as TcpProxy
@@ -103,7 +104,7 @@ async def seated(
     await sub
     heard = Heard(sub)
     for seat, user in enumerate(users):
-        await table.request(m.Sit(user, f"reach{seat}", seat, 2000, f"k{seat}"))
+        await table.request(asks.sit(user, f"reach{seat}", seat, 2000, f"k{seat}"))
     task = table.numbers.task
     if task is not None:
         await asyncio.shield(task)
@@ -131,7 +132,7 @@ async def check_frozen(table: Table, clock: FakeClock, why: str) -> None:
     user = table.hand_users[seat]  # type: ignore[index]
     assert table.hand_id is not None
     with pytest.raises(TableError) as refused:
-        await table.request(m.Act(user, table.hand_id, turn, "bring_in", None))
+        await table.request(asks.act(user, table.hand_id, turn, "bring_in", None))
     assert refused.value.code == "table_frozen"
     assert hand.to_act == seat and table.turn_id == turn
 
@@ -258,7 +259,7 @@ async def test_r19_no_protection_is_spent_nor_anyone_folded_while_the_database_i
             seat = table.hand.to_act
             assert seat is not None and table.hand_id is not None
             await table.request(
-                m.Act(table.hand_users[seat], table.hand_id, table.turn_id, "bring_in", None)
+                asks.act(table.hand_users[seat], table.hand_id, table.turn_id, "bring_in", None)
             )
         assert table.hand is not None
         mark = await heard.mark(table)

@@ -13,10 +13,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from sqlalchemy import delete, update
 
 from app.fanout import BaseFanout, channels
-from app.jsontext import to_json
+from app.jsontext import from_json, to_json
 from app.store.db import Database
 from app.store.directory import Directory
 from app.store.lease_models import ServerProcess, TableLease
@@ -24,6 +25,10 @@ from app.store.types import utcnow
 from app.tables import FakeClock, LedgerTableStore, TableError, TableManager, TableSettings
 from app.tables import messages as m
 from app.tables.router import ProcessOp, TableRouter
+from app.wire import client as c
+from app.wire.limits import MAX_CHIPS, MAX_SEATS
+from app.wire.process import VERSION
+from tests import asks
 
 SETTINGS = TableSettings(name="Routed", small_bet=100, big_bet=200, ante=10, bring_in=50)
 
@@ -68,7 +73,7 @@ async def test_a_message_reaches_the_table_wherever_it_runs(processes: list[Proc
     assert answer["epoch"] == table.epoch and answer["snapshot"]["table"]["id"] == table.id
     assert b.router.owners[table.id] == "a"  # learned from the lease
     with pytest.raises(TableError) as refused:  # the table's own refusal, with its code
-        await b.router.request(table.id, m.Leave(7))
+        await b.router.request(table.id, asks.leave(7))
     assert refused.value.code == "not_seated"
     local = await a.router.request(table.id, m.Resync(7))  # no hop: asked directly
     assert local["epoch"] == table.epoch
@@ -244,3 +249,111 @@ async def test_a_table_nobody_runs_is_claimed_by_the_process_asked(
     claimed = b.manager.get(table.id)
     assert claimed is not None  # b had room: it runs the table now, restored
     assert answer["epoch"] == claimed.epoch != table.epoch
+
+
+async def _raw(fanout: BaseFanout, to: str, body: Any) -> dict[str, Any]:
+    """Publish `body` as is on process `to`'s channel, as another process (one of another
+    release, say) would; its reply."""
+    sub = fanout.subscribe(channels.process("elsewhere"), queue_size=8)
+    await sub
+    try:
+        await fanout.publish(channels.process(to), to_json(body))
+        async for _channel, text in sub:
+            assert isinstance(text, str), text
+            reply: dict[str, Any] = from_json(text)
+            return reply
+    finally:
+        await sub.close()
+    raise AssertionError("no reply")
+
+
+def _socket_says(data: dict[str, Any]) -> tuple[str, str]:
+    """What the table socket answers a client sending `data` (`ws.handle` refuses with this)."""
+    with pytest.raises(ValidationError) as refused:
+        c.client_message.validate_python(data)
+    return c.refusal(refused.value)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {"type": "sit", "seat": 0, "amount": MAX_CHIPS + 1, "request_id": "r1"},
+        {"type": "sit", "seat": MAX_SEATS, "amount": 2000, "request_id": "r1"},
+        {"type": "host_bots", "count": 0},
+        {"type": "act", "hand_id": "h", "turn_id": -1, "action": "call"},
+    ],
+)
+async def test_a_routed_command_is_checked_on_arrival_as_at_the_socket(
+    processes: list[Process], memory_fanout: BaseFanout, wrong: dict[str, Any]
+) -> None:
+    """Sent raw to the owner's channel (no socket checked it), out of the catalog's bounds:
+    refused on the owning process with the socket's own code and words, and nothing done."""
+    a, b, _ = processes
+    table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
+    version = table.version
+    mail = {"kind": "Ask", "user_id": 7, "name": "x", "via": "elsewhere", "msg": wrong}
+    body = {"v": VERSION, "id": "r", "from": "elsewhere", "op": "request", "table": table.id,
+            "args": {"msg": mail}}  # fmt: skip
+    reply = await _raw(memory_fanout, "a", body)
+    code, words = _socket_says(wrong)
+    assert code == "invalid_message"
+    assert reply["v"] == VERSION and reply["error"] == [code, words], reply
+    # and through the router from another process, built past the model's checks
+    forged = type(c.client_message.validate_python({**wrong, **_VALID[wrong["type"]]}))
+    unchecked = forged.model_construct(**wrong)
+    with pytest.raises(TableError) as refused:
+        await b.router.request(table.id, m.Ask(7, "x", "b", unchecked))
+    assert (refused.value.code, refused.value.message) == (code, words)
+    assert table.version == version and not table.seats
+
+
+# what makes each of the wrong messages above valid (to find its model)
+_VALID: dict[str, dict[str, Any]] = {
+    "sit": {"seat": 0, "amount": 2000},
+    "host_bots": {"count": 1},
+    "act": {"turn_id": 1},
+}
+
+
+async def test_the_release_befores_process_messages_are_still_understood(
+    processes: list[Process], memory_fanout: BaseFanout
+) -> None:
+    """A rolling deploy: a process of the release before (no `v`; a command as the table's
+    dataclass by class name, its request id called `key`) is answered as before."""
+    a, _, _ = processes
+    table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
+    version = table.version
+    said = {"kind": "Chat", "user_id": 7, "name": "old", "text": "from the old release"}
+    body = {"id": "r1", "from": "elsewhere", "op": "request", "table": table.id,
+            "args": {"msg": said}}  # fmt: skip
+    reply = await _raw(memory_fanout, "a", body)
+    assert reply.get("error") is None and reply["ok"] == {}, reply
+    assert table.version == version + 1
+    assert from_json(table.ring[-1].text)["text"] == "from the old release"
+    left = {"kind": "Leave", "user_id": 7}  # reaches the rule: refused by the table itself
+    reply = await _raw(memory_fanout, "a", {**body, "args": {"msg": left}})
+    assert reply["error"][0] == "not_seated", reply
+    old_sit = {"kind": "Sit", "user_id": 7, "name": "old", "seat": 0, "amount": MAX_CHIPS + 1,
+               "key": "k"}  # fmt: skip
+    reply = await _raw(memory_fanout, "a", {**body, "args": {"msg": old_sit}})  # still checked
+    assert reply["error"][0] == "invalid_message" and "amount" in reply["error"][1], reply
+
+
+async def test_a_newer_releases_process_message_is_refused_by_name(
+    processes: list[Process], memory_fanout: BaseFanout
+) -> None:
+    """A version this process does not know is refused, saying so, never half understood."""
+    a, _, _ = processes
+    table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
+    version = table.version
+    said = {"kind": "Ask", "user_id": 7, "name": "new", "via": "elsewhere",
+            "msg": {"type": "chat", "text": "from the future"}}  # fmt: skip
+    body = {"v": VERSION + 1, "id": "r1", "from": "elsewhere", "op": "request",
+            "table": table.id, "args": {"msg": said}}  # fmt: skip
+    reply = await _raw(memory_fanout, "a", body)
+    assert reply["error"][0] == "unsupported_version", reply
+    assert f"not {VERSION + 1}" in reply["error"][1]  # the version it could not read
+    assert table.version == version
+    # the same request in this release's version is done
+    reply = await _raw(memory_fanout, "a", {**body, "v": VERSION})
+    assert reply.get("error") is None and table.version == version + 1, reply

@@ -10,6 +10,7 @@ from app.store import ledger
 from app.store.db import Database
 from app.tables import FakeClock, Table, TableError, TableManager, TableSettings
 from app.tables import messages as m
+from tests import asks
 from tests.store.factories import make_user
 
 
@@ -57,20 +58,20 @@ async def test_r3_seating_needs_ten_small_bets_and_moves_chips_once(
     alice, bob = await users(sqlite_db, "alice", "bob")
     table = await manager.create(TableSettings(**SETTINGS), host_user_id=alice, password_hash=None)
     with pytest.raises(TableError) as err:
-        await table.request(m.Sit(alice, "alice", 0, 999, "k1"))
+        await table.request(asks.sit(alice, "alice", 0, 999, "k1"))
     assert err.value.code == "buy_in_too_small"
     with pytest.raises(TableError) as err:
-        await table.request(m.Sit(alice, "alice", 0, 20_000, "k1"))
+        await table.request(asks.sit(alice, "alice", 0, 20_000, "k1"))
     assert err.value.code == "insufficient_funds"
-    await table.request(m.Sit(alice, "alice", 0, 1000, "k1"))
+    await table.request(asks.sit(alice, "alice", 0, 1000, "k1"))
     with pytest.raises(TableError) as err:
-        await table.request(m.Sit(alice, "alice", 1, 1000, "k2"))
+        await table.request(asks.sit(alice, "alice", 1, 1000, "k2"))
     assert err.value.code == "already_seated"
     with pytest.raises(TableError) as err:
-        await table.request(m.Sit(bob, "bob", 0, 1000, "k1"))
+        await table.request(asks.sit(bob, "bob", 0, 1000, "k1"))
     assert err.value.code == "seat_taken"
     assert await balance(sqlite_db, alice) == 9000
-    await table.request(m.Sit(bob, "bob", 3, 2000, "k1"))
+    await table.request(asks.sit(bob, "bob", 3, 2000, "k1"))
     await settle(table, clock, 1.0)
     assert table.hand is not None
     mem, led = await total_chips(sqlite_db, table, [alice, bob])
@@ -87,7 +88,7 @@ async def test_hands_play_out_on_timeouts_and_chips_add_up(
         password_hash=None,
     )
     for n, user in enumerate(ids):
-        await table.request(m.Sit(user, f"u{n}", n, 1000, "k"))
+        await table.request(asks.sit(user, f"u{n}", n, 1000, "k"))
     await settle(table, clock, 1.0)
     for _ in range(40):
         await settle(table, clock, 10.0)

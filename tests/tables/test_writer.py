@@ -16,7 +16,7 @@ from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
 from app.store.models import Seat
 from app.tables import FakeClock, LedgerTableStore, TableManager, TableSettings
-from app.tables import messages as m
+from tests import asks
 from tests.store.factories import make_user
 from tests.store.hands_play import SETTINGS, play_hands
 
@@ -36,7 +36,7 @@ async def _tables(db: Database, count: int) -> tuple[TableManager, FakeClock, li
             password_hash=None,
         )
         for seat, user in enumerate(users):
-            await table.request(m.Sit(user, f"w{n}p{seat}", seat, 2000, f"k{n}{seat}"))
+            await table.request(asks.sit(user, f"w{n}p{seat}", seat, 2000, f"k{n}{seat}"))
         tables.append(table)
     return manager, clock, tables
 
