@@ -14,6 +14,7 @@ PATTERNS = (
     r'refusal\(\s*\d+\s*,\s*"([a-z_]+)"',
     r'\bError\(\s*[^,()]*(?:\([^)]*\))?\s*,\s*"([a-z_]+)"',
     r'code, message = "([a-z_]+)"',
+    r'^\s+return "([a-z_]+)", "',  # a refusal's (code, words)
     r'^    code = "([a-z_]+)"',
     r'"code":\s*"([a-z_]+)"',
 )
