@@ -25,7 +25,7 @@ from app.engine.actions import ActionKind, LegalActions
 from app.engine.events import Bet, BroughtIn, Called, Checked, Completed, Event, Folded, Raised
 from app.engine.rules import Rules
 from app.engine.state import Player
-from app.engine.streets import Opener, Street
+from app.engine.streets import BRING_IN, Street
 
 CAP = 4
 """A bet (on third street: the completion) and three raises (R16)."""
@@ -59,7 +59,7 @@ class BettingRound:
         self.players = players
         self.open_pair = open_pair  # R14: small or big wagers (stud, fourth street)
         # R13: the street the bring-in opens is not complete until someone completes it
-        self.bring_in_due = street.opener is Opener.BRING_IN
+        self.bring_in_due = street.opener is BRING_IN
         self.completed = not self.bring_in_due
         self.unit = rules.big_bet if street.big_bet else rules.small_bet
         self.big = False  # R14: once a wager is big, every later one is

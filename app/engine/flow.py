@@ -30,7 +30,7 @@ from app.engine.pots import Pot, build_pots, rake_amount, take_rake
 from app.engine.rules import Rules
 from app.engine.showdown import award_pots, can_win, describe, evaluate, showdown_order
 from app.engine.state import Dealer, HandResult, Phase, Player
-from app.engine.streets import STREETS, Opener, Street
+from app.engine.streets import BRING_IN, STREETS, Street
 
 _SHOWING: dict[tuple[bool, int], int] = {}
 
@@ -132,8 +132,8 @@ class HandFlow:
     def _deal(self, players: list[Player]) -> None:
         """Deal the street's cards round the table one at a time, each card to every player
         in turn (R7, R8)."""
-        street, events, dealer = self._street, self.events, self.dealer
-        number = street.number
+        street, dealer = self._street, self.dealer
+        number, tell = street.number, self.events.append  # the hot loop of a hand
         cards, pos = dealer.cards, dealer.pos
         for face_up in street.faces:
             for p in players:
@@ -142,7 +142,7 @@ class HandFlow:
                 p.cards.append(card)
                 if face_up:
                     p.up.append(card)
-                events.append(CardDealt(p.seat, card, face_up, number))
+                tell(CardDealt(p.seat, card, face_up, number))
         dealer.pos = pos
 
     def _set_turn(self, p: Player) -> None:
@@ -167,7 +167,7 @@ class HandFlow:
             self._close_round()
             return
         razz = self.spec.razz
-        if street.opener is Opener.BRING_IN:
+        if street.opener is BRING_IN:
             first = min(players, key=lambda p: bring_in_key(p.up[0], razz=razz))  # R10
         else:  # R12; max() keeps the first of equal keys: the earliest after the button
             first = max(active, key=lambda p: _showing(p.up, razz))
@@ -181,7 +181,7 @@ class HandFlow:
             nxt = self._next_clockwise(players.index(first))
             assert nxt is not None
             first = nxt
-        if street.opener is Opener.BRING_IN:
+        if street.opener is BRING_IN:
             self.events.append(BringInDue(first.seat))
         self._set_turn(first)
 

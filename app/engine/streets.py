@@ -15,7 +15,7 @@ class Opener(Enum):
     BEST_BOARD = "best_board"  # R12: the best face-up cards decide
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # each street is one object: `is` and index fast
 class Street:
     """One street. `number` is also how many cards each player holds after it (R5, R8).
 
@@ -36,6 +36,10 @@ class Street:
     raked: bool
     last: bool
 
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        # a copied or pickled hand keeps the table's own street, so `is` and index still hold
+        return street_of, (self.number,)
+
 
 THIRD = Street(3, (False, False, True), False, False, Opener.BRING_IN, False, False, False)
 FOURTH = Street(4, (True,), True, False, Opener.BEST_BOARD, True, True, False)
@@ -45,6 +49,9 @@ SEVENTH = Street(7, (False,), True, True, Opener.BEST_BOARD, False, True, True)
 
 STREETS: tuple[Street, ...] = (THIRD, FOURTH, FIFTH, SIXTH, SEVENTH)
 """In the order they are dealt."""
+
+BRING_IN = Opener.BRING_IN
+"""For the hot path: a module constant is quicker to reach than an enum member."""
 
 _BY_NUMBER = {s.number: s for s in STREETS}
 
