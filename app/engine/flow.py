@@ -162,7 +162,11 @@ class HandFlow:
     def _open_round(self) -> None:
         street, players = self._street, self.players
         active = [p for p in players if not p.folded]
-        if sum(1 for p in active if not p.all_in) < 2:
+        can_bet = 0
+        for p in active:  # a plain loop: a generator costs more, five times a hand
+            if not p.all_in:
+                can_bet += 1
+        if can_bet < 2:
             self.round = None  # nobody left to bet against: deal on
             self._close_round()
             return
