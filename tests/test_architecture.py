@@ -72,6 +72,74 @@ def test_engine_uses_only_the_standard_library() -> None:
     assert not outside, outside
 
 
+_OP = r"(?:==|!=|<=|>=|<|>)"
+STREET_NUMBER_TESTS = re.compile(
+    rf"\bstreet\w*\s*{_OP}\s*\d"  # street == 3, self.street > 3
+    rf"|\d\s*{_OP}\s*[\w.]*\bstreet\w*\b"  # 7 == street
+    r"|\bstreet\w*\s+(?:not\s+)?in\s*[(\[{]\s*\d",  # street in (3, 4)
+    re.IGNORECASE,
+)
+LOW_RULE_NAMES = re.compile(
+    rf"\blow(?:_\w+)?(?:\.\w+)*\s*(?:{_OP}|\bis\b(?:\s+not)?)\s*[rbuf]*['\"]"  # low == "razz"
+    rf"|['\"]\s*(?:==|!=)\s*[\w.]*\blow(?:_\w+)?(?:\.\w+)*\b"  # "eight" == spec.low
+    r"|\blow(?:_\w+)?(?:\.\w+)*\s+(?:not\s+)?in\s*[(\[{]\s*[rbuf]*['\"]"  # low in ("razz",)
+    r"|\bmatch\s+[\w.]*\blow(?:_\w+)?(?:\.\w+)*\s*:",  # match spec.low:
+)
+
+
+def _lines_matching(pattern: re.Pattern[str]) -> list[str]:
+    return [
+        f"{path.relative_to(APP)}:{number}: {line.strip()}"
+        for path in sorted(APP.rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+
+
+def test_streets_and_low_rules_are_data_not_literals() -> None:
+    """The flow reads the street table (app/engine/streets.py) and a variant's `LowRule`; it
+    never asks which street number it is on or which low a game plays by name."""
+    assert not _lines_matching(STREET_NUMBER_TESTS), _lines_matching(STREET_NUMBER_TESTS)
+    assert not _lines_matching(LOW_RULE_NAMES), _lines_matching(LOW_RULE_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "line"),
+    [
+        (STREET_NUMBER_TESTS, "if street == 3:"),
+        (STREET_NUMBER_TESTS, "elif self.street==7 or x:"),
+        (STREET_NUMBER_TESTS, "self.unit = small if street <= 4 else big"),
+        (STREET_NUMBER_TESTS, "if event.street > 3 and not shown_early:"),
+        (STREET_NUMBER_TESTS, "shared = 7 == street and community"),
+        (STREET_NUMBER_TESTS, "if hand.street in (3, 4):"),
+        (LOW_RULE_NAMES, 'if spec.low == "eight":'),
+        (LOW_RULE_NAMES, "razz_low = spec.low=='razz'"),
+        (LOW_RULE_NAMES, 'if low_rule.name != "razz":'),
+        (LOW_RULE_NAMES, 'if "razz" == spec.low:'),
+        (LOW_RULE_NAMES, 'if spec.low in ("eight", "razz"):'),
+        (LOW_RULE_NAMES, "match spec.low:"),
+    ],
+)
+def test_the_literal_checks_see_a_literal(pattern: re.Pattern[str], line: str) -> None:
+    assert pattern.search(line), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if street.opener is Opener.BRING_IN:",
+        "elif self._street.last or self.community is not None:",
+        "after_betting = event.street != STREETS[0].number",
+        "if spec.low is not None and p.low and p.low >= max(q.low for q in shown):",
+        'return "-".join(sym) + " low"',
+        'below = "razz"',
+    ],
+)
+def test_the_literal_checks_pass_data(line: str) -> None:
+    assert not STREET_NUMBER_TESTS.search(line), line
+    assert not LOW_RULE_NAMES.search(line), line
+
+
 def _module_name(path: Path) -> str:
     parts = path.relative_to(APP.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -25,6 +25,7 @@ from app.engine.actions import ActionKind, LegalActions
 from app.engine.events import Bet, BroughtIn, Called, Checked, Completed, Event, Folded, Raised
 from app.engine.rules import Rules
 from app.engine.state import Player
+from app.engine.streets import BRING_IN, Street
 
 CAP = 4
 """A bet (on third street: the completion) and three raises (R16)."""
@@ -50,14 +51,17 @@ class BettingRound:
         "unit",
     )
 
-    def __init__(self, rules: Rules, street: int, players: list[Player], open_pair: bool) -> None:
+    def __init__(
+        self, rules: Rules, street: Street, players: list[Player], open_pair: bool
+    ) -> None:
         self.rules = rules
         self.street = street
         self.players = players
         self.open_pair = open_pair  # R14: small or big wagers (stud, fourth street)
-        self.bring_in_due = street == 3
-        self.completed = street != 3
-        self.unit = rules.small_bet if street <= 4 else rules.big_bet
+        # R13: the street the bring-in opens is not complete until someone completes it
+        self.bring_in_due = street.opener is BRING_IN
+        self.completed = not self.bring_in_due
+        self.unit = rules.big_bet if street.big_bet else rules.small_bet
         self.big = False  # R14: once a wager is big, every later one is
         self.level = 0
         self.base = 0

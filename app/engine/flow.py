@@ -30,6 +30,7 @@ from app.engine.pots import Pot, build_pots, rake_amount, take_rake
 from app.engine.rules import Rules
 from app.engine.showdown import award_pots, can_win, describe, evaluate, showdown_order
 from app.engine.state import Dealer, HandResult, Phase, Player
+from app.engine.streets import BRING_IN, STREETS, Street
 
 _SHOWING: dict[tuple[bool, int], int] = {}
 
@@ -55,6 +56,7 @@ class HandFlow:
         "_legal",
         "_order",
         "_sd_index",
+        "_street",
         "button",
         "by_seat",
         "community",
@@ -79,7 +81,8 @@ class HandFlow:
         self.by_seat = {p.seat: p for p in players}
         self.dealer = dealer
         self.community: Card | None = None
-        self.street = 3
+        self._street: Street = STREETS[0]
+        self.street = self._street.number  # public: what events and results carry
         self.phase = Phase.BETTING
         self.events: list[Event] = []
         self.to_act: int | None = None
@@ -122,18 +125,25 @@ class HandFlow:
                 p.put += amount
                 p.all_in = not p.stack
                 events.append(AntePosted(p.seat, amount, p.all_in))
-        events.append(StreetStarted(3))
-        cards, pos = self.dealer.cards, 0
-        for face_up in (False, False, True):
-            for p in self.players:
+        events.append(StreetStarted(self.street))
+        self._deal(self.players)
+        self._open_round()
+
+    def _deal(self, players: list[Player]) -> None:
+        """Deal the street's cards round the table one at a time, each card to every player
+        in turn (R7, R8)."""
+        street, dealer = self._street, self.dealer
+        number, tell = street.number, self.events.append  # the hot loop of a hand
+        cards, pos = dealer.cards, dealer.pos
+        for face_up in street.faces:
+            for p in players:
                 card = cards[pos]
                 pos += 1
                 p.cards.append(card)
                 if face_up:
                     p.up.append(card)
-                events.append(CardDealt(p.seat, card, face_up, 3))
-        self.dealer.pos = pos
-        self._open_round()
+                tell(CardDealt(p.seat, card, face_up, number))
+        dealer.pos = pos
 
     def _set_turn(self, p: Player) -> None:
         self._index = self.players.index(p)
@@ -150,19 +160,23 @@ class HandFlow:
         return None
 
     def _open_round(self) -> None:
-        street, players = self.street, self.players
+        street, players = self._street, self.players
         active = [p for p in players if not p.folded]
-        if sum(1 for p in active if not p.all_in) < 2:
+        can_bet = 0
+        for p in active:  # a plain loop: a generator costs more, five times a hand
+            if not p.all_in:
+                can_bet += 1
+        if can_bet < 2:
             self.round = None  # nobody left to bet against: deal on
             self._close_round()
             return
         razz = self.spec.razz
-        if street == 3:
+        if street.opener is BRING_IN:
             first = min(players, key=lambda p: bring_in_key(p.up[0], razz=razz))  # R10
         else:  # R12; max() keeps the first of equal keys: the earliest after the button
             first = max(active, key=lambda p: _showing(p.up, razz))
         open_pair = (
-            street == 4
+            street.open_pair_option
             and self.spec.open_pair_option
             and any(p.up[0] >> 2 == p.up[1] >> 2 for p in active)
         )
@@ -171,7 +185,7 @@ class HandFlow:
             nxt = self._next_clockwise(players.index(first))
             assert nxt is not None
             first = nxt
-        if street == 3:
+        if street.opener is BRING_IN:
             self.events.append(BringInDue(first.seat))
         self._set_turn(first)
 
@@ -213,7 +227,7 @@ class HandFlow:
         if len(still_in) == 1:
             self.phase = Phase.UNCONTESTED
             self._set_turn(still_in[0])
-        elif self.street == 7 or self.community is not None:
+        elif self._street.last or self.community is not None:
             self._showdown(still_in)
         else:
             self._deal_street()
@@ -236,29 +250,23 @@ class HandFlow:
             self.events.append(UncalledBetReturned(top.seat, excess))
 
     def _deal_street(self) -> None:
-        self.street += 1
-        street, events, dealer = self.street, self.events, self.dealer
-        events.append(StreetStarted(street))
-        dealer.burn()  # R8
+        street = self._street = STREETS[STREETS.index(self._street) + 1]
+        self.street = street.number
+        events, dealer = self.events, self.dealer
+        events.append(StreetStarted(street.number))
+        if street.burn:  # R8
+            dealer.burn()
         active = [p for p in self.players if not p.folded]
-        if dealer.left < len(active):  # R9
+        needed = len(active) * len(street.faces)
+        if dealer.left < needed:  # R9
             events.append(BurnsReshuffled(dealer.reshuffle()))
-            if dealer.left < len(active):
-                assert street == 7, "a 52-card deck runs short only on seventh street"
+            if dealer.left < needed:
+                assert street.last, "a 52-card deck runs short only on seventh street"
                 self.community = dealer.draw()
-                events.append(CommunityCardDealt(self.community, street))
+                events.append(CommunityCardDealt(self.community, street.number))
                 self._open_round()
                 return
-        face_up = street < 7
-        cards, pos = dealer.cards, dealer.pos
-        dealer.pos += len(active)
-        for p in active:
-            card = cards[pos]
-            pos += 1
-            p.cards.append(card)
-            if face_up:
-                p.up.append(card)
-            events.append(CardDealt(p.seat, card, face_up, street))
+        self._deal(active)
         self._open_round()
 
     # -- showdown and settling ---------------------------------------------------------
@@ -319,7 +327,7 @@ class HandFlow:
         rules, events = self.rules, self.events
         pots = self.pots()
         rake = 0
-        if self.street > 3 or rules.rake_third_street:  # R4
+        if self._street.raked or rules.rake_third_street:  # R4
             rake = rake_amount(sum(p.amount for p in pots), rules.rake_bps, rules.rake_cap)
         raked = take_rake(pots, rake) if rake else pots
         if rake:

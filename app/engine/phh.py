@@ -60,6 +60,7 @@ from app.engine.hand import Hand
 from app.engine.phh_unknown import UnknownCardError, describe, fill_unknown
 from app.engine.rules import MAX_SEATS, Rules, SeatSpec
 from app.engine.state import Phase, ReshuffleOrder
+from app.engine.streets import STREETS, street_of
 from app.engine.variants import VARIANTS, Variant
 
 CODES: dict[str, Variant] = {spec.phh_code: v for v, spec in VARIANTS.items()}
@@ -132,6 +133,10 @@ def to_phh(
     return "".join(f"{key} = {_toml(value, key == 'actions')}\n" for key, value in fields)
 
 
+_CHIPS_IN = (AntePosted, BroughtIn, Completed, Bet, Raised, Called)
+"""The events that can put a seat all-in."""
+
+
 def _actions(hand: Hand, label: Mapping[int, str]) -> list[str]:
     """The action lines of a finished hand, from its events."""
     out: list[str] = []
@@ -149,7 +154,7 @@ def _actions(hand: Hand, label: Mapping[int, str]) -> list[str]:
             cards[event.seat].append(event.card)  # type: ignore[arg-type]
             if not event.face_up:
                 hidden.add(event.seat)
-            if event.street > 3:
+            if len(street_of(event.street).faces) == 1:  # a card a street: a line a card
                 out.append(f"d dh {label[event.seat]} {event.card}")
             continue
         if not third_street_written and cards[order[0]]:  # one line per player, as pokerkit
@@ -157,29 +162,21 @@ def _actions(hand: Hand, label: Mapping[int, str]) -> list[str]:
             out.extend(f"d dh {label[s]} {format_cards(cards[s])}" for s in order)
         suffix = " # timeout" if timeout else ""
         timeout = False
+        if isinstance(event, _CHIPS_IN) and event.all_in:
+            all_in.add(event.seat)
         if isinstance(event, StreetStarted):
-            if event.street > 3 and not shown_early and _all_in_runout(active, all_in):
+            after_betting = event.street != STREETS[0].number
+            if after_betting and not shown_early and _all_in_runout(active, all_in):
                 shown_early = True  # pokerkit turns the hands up when the betting is over
                 out.extend(f"{label[s]} sm {format_cards(cards[s])}" for s in order if s in active)
                 hidden.clear()
         elif isinstance(event, CommunityCardDealt):
             out.append(f"d db {event.card}")
-        elif isinstance(event, AntePosted):
-            if event.all_in:
-                all_in.add(event.seat)
         elif isinstance(event, BroughtIn):
             out.append(f"{label[event.seat]} pb{suffix}")
-            if event.all_in:
-                all_in.add(event.seat)
         elif isinstance(event, Completed | Bet | Raised):
             out.append(f"{label[event.seat]} cbr {event.amount}{suffix}")
-            if event.all_in:
-                all_in.add(event.seat)
-        elif isinstance(event, Called):
-            out.append(f"{label[event.seat]} cc{suffix}")
-            if event.all_in:
-                all_in.add(event.seat)
-        elif isinstance(event, Checked):
+        elif isinstance(event, Called | Checked):
             out.append(f"{label[event.seat]} cc{suffix}")
         elif isinstance(event, Folded):
             out.append(f"{label[event.seat]} f{suffix}")
@@ -505,16 +502,18 @@ def _first_to_act(lines: Sequence[_Line]) -> int | None:
 def _deck(dealt: Sequence[Sequence[Card]], community: Card | None) -> tuple[list[Card], list[Card]]:
     """The 52 cards in the order our engine deals them (R7, R8), and the cards to deal after
     an R9 reshuffle."""
-    deck: list[Card | None] = [cards[r] for r in range(3) for cards in dealt]
+    first = STREETS[0].number
+    deck: list[Card | None] = [cards[r] for r in range(first) for cards in dealt]
     wanted: list[Card] = []
-    for street in range(4, 8):
-        shared = street == 7 and community is not None
-        receivers = [c for c in dealt if len(c) >= (6 if shared else street)]
+    for street in STREETS[1:]:  # R8: one card each, a player's card number `number`
+        number = street.number
+        shared = street.last and community is not None
+        receivers = [c for c in dealt if len(c) >= (number - 1 if shared else number)]
         if not receivers:
             break
-        if len(deck) < 52:
+        if street.burn and len(deck) < 52:
             deck.append(None)  # the burn
-        street_cards = [community] if shared else [c[street - 1] for c in receivers]
+        street_cards = [community] if shared else [c[number - 1] for c in receivers]
         if 52 - len(deck) < len(receivers):  # R9: dealt from the reshuffled burns and stub
             wanted = [c for c in street_cards if c is not None]
             break

@@ -5,14 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.engine.cards import Card
-from app.engine.evaluate import (
-    high,
-    high_value,
-    low_eight,
-    low_eight_value,
-    low_razz,
-    low_razz_value,
-)
+from app.engine.evaluate import high, high_value
 from app.engine.events import PotAwarded
 from app.engine.pots import Pot, split
 from app.engine.rules import MAX_SEATS
@@ -24,10 +17,8 @@ def evaluate(spec: VariantSpec, p: Player, cards: Sequence[Card]) -> None:
     """Set `p.high` and `p.low` (evaluate.py ints, greater is better; low 0 = no low)."""
     if spec.high:
         p.high = high_value(cards)
-    if spec.low == "eight":
-        p.low = low_eight_value(cards)
-    elif spec.low == "razz":
-        p.low = low_razz_value(cards)
+    if spec.low is not None:
+        p.low = spec.low.value(cards)
 
 
 def describe(spec: VariantSpec, cards: Sequence[Card]) -> tuple[str | None, str | None]:
@@ -35,12 +26,7 @@ def describe(spec: VariantSpec, cards: Sequence[Card]) -> tuple[str | None, str 
     if len(cards) < 5:
         return None, None
     hi = high(cards).describe() if spec.high else None
-    lo: str | None = None
-    if spec.low == "eight":
-        hand = low_eight(cards)
-        lo = hand.describe() if hand else None
-    elif spec.low == "razz":
-        lo = low_razz(cards).describe()
+    lo = spec.low.describe(cards) if spec.low is not None else None
     return hi, lo
 
 
@@ -60,9 +46,8 @@ def can_win(spec: VariantSpec, p: Player, pots: Sequence[Pot], by_seat: dict[int
             return True
         if spec.high and p.high >= max(q.high for q in shown):
             return True
-        if spec.low == "razz" and p.low >= max(q.low for q in shown):
-            return True
-        if spec.low == "eight" and p.low and p.low >= max(q.low for q in shown):
+        # no low (0: no eight-or-better) wins no low half, even when no shown hand has one
+        if spec.low is not None and p.low and p.low >= max(q.low for q in shown):
             return True
     return False
 
@@ -70,13 +55,6 @@ def can_win(spec: VariantSpec, p: Player, pots: Sequence[Pot], by_seat: dict[int
 def _high_odd_key(cards: Sequence[Card]) -> int:
     """The highest card of the five used (aces high); as a card index, suits break ties."""
     return max(high(cards).cards)
-
-
-def _low_odd_key(cards: Sequence[Card], razz: bool) -> int:
-    """The highest card of the low five with aces low, then its suit."""
-    hand = low_razz(cards) if razz else low_eight(cards)
-    assert hand is not None
-    return max(((c >> 2) + 1) % 13 * 4 + (c & 3) for c in hand.cards)
 
 
 def award_pots(
@@ -93,12 +71,13 @@ def award_pots(
     with aces low) has the highest suit.
     """
     awards: list[PotAwarded] = []
-    razz_low = spec.low == "razz"
+    low_rule = spec.low
 
     def share(index: int, amount: int, winners: list[Player], part: str, low: bool) -> None:
         if len(winners) > 1 and amount % len(winners):
             if low:
-                keyed = [(_low_odd_key(seven[q.seat], razz_low), q) for q in winners]
+                assert low_rule is not None
+                keyed = [(low_rule.odd_chip_key(seven[q.seat]), q) for q in winners]
             else:
                 keyed = [(_high_odd_key(seven[q.seat]), q) for q in winners]
             keyed.sort(key=lambda kq: kq[0], reverse=True)
@@ -114,10 +93,10 @@ def award_pots(
             awards.append(PotAwarded(index, pot.eligible[0], pot.amount, "whole"))
             continue
         contenders = [by_seat[s] for s in pot.eligible if not by_seat[s].mucked]
-        if spec.low is None:
+        if low_rule is None:
             best = max(q.high for q in contenders)
             share(index, pot.amount, [q for q in contenders if q.high == best], "whole", False)
-        elif razz_low:
+        elif not spec.high:  # a low-only game: the best low takes the pot
             best = max(q.low for q in contenders)
             share(index, pot.amount, [q for q in contenders if q.low == best], "whole", True)
         else:
