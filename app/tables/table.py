@@ -90,25 +90,12 @@ class Table:
         self.deck_source = deck_source
         self.writer = writer or HandWriter()
         self.bots_play_alone = bots_play_alone  # demo tables; else a person must be dealt in
-        self.recording: Recording | None = None  # the hand being played, for its record
         self.voided: list[dict[str, Any]] = []  # hands cancelled by the last restart
         self.channel = channels.table(table_id)
         self.seats: dict[int, SeatInfo] = {}
         self.by_user: dict[int, int] = {}
-        self.hand: Hand | None = None
-        self.hand_id: str | None = None  # internal: the hand's rows and postings
-        self.hand_number: int | None = None  # what players see (numbers.py)
-        self.numbers = HandNumbers(
-            self.store.reserve_numbers, lambda block: self.post(m.NumbersReserved(block))
-        )
-        self.hand_users: dict[int, int] = {}  # seat -> user for the hand being played
-        self.start_stacks: dict[int, int] = {}
-        self.turn_id = 0
-        self.button = -1
-        self.version = 0
-        self.published = 0  # the last version surely published: all a watcher may be told
-        self.epoch = secrets.token_hex(4)
-        self.ring: deque[Kept] = deque(maxlen=HISTORY)
+        self._init_play()
+        self._init_events()
         self.lifecycle = Lifecycle.OPEN
         self.paused = False  # the host's switch: no new hand while it is on
         self.draining = False  # the process is stopping: no new hand here (manager.drain)
@@ -121,9 +108,6 @@ class Table:
         self.observers = 0  # connected users not seated, as last announced
         self.mailbox: Inbox[tuple[m.Message, asyncio.Future[Any] | None]] = Inbox()
         self.task: asyncio.Task[None] | None = None
-        # (type, wire object, its user) to number
-        self.said: list[tuple[str, dict[str, Any], int | None]] = []
-        self.outgoing: list[tuple[str, str]] = []
         self.turn_alarm = Alarm(self.clock)  # the action timer (R19)
         self.start_token = 0  # the scheduled start that counts (older ones are stale)
         self.unwritten = 0  # finished hands the hand writer has not written yet
@@ -131,6 +115,30 @@ class Table:
         self.frozen: str | None = None
         self.frozen_at = 0.0
         self._retry: TimerHandle | None = None
+
+    def _init_play(self) -> None:
+        """No hand yet: the hand's state, its numbers and the button."""
+        self.recording: Recording | None = None  # the hand being played, for its record
+        self.hand: Hand | None = None
+        self.hand_id: str | None = None  # internal: the hand's rows and postings
+        self.hand_number: int | None = None  # what players see (numbers.py)
+        self.numbers = HandNumbers(
+            self.store.reserve_numbers, lambda block: self.post(m.NumbersReserved(block))
+        )
+        self.hand_users: dict[int, int] = {}  # seat -> user for the hand being played
+        self.start_stacks: dict[int, int] = {}
+        self.turn_id = 0
+        self.button = -1
+
+    def _init_events(self) -> None:
+        """Nothing said yet: the numbering, this run's epoch, the ring for reconnects."""
+        self.version = 0
+        self.published = 0  # the last version surely published: all a watcher may be told
+        self.epoch = secrets.token_hex(4)
+        self.ring: deque[Kept] = deque(maxlen=HISTORY)
+        # (type, wire object, its user) to number
+        self.said: list[tuple[str, dict[str, Any], int | None]] = []
+        self.outgoing: list[tuple[str, str]] = []
 
     # -- life ------------------------------------------------------------------------------
 
