@@ -31,94 +31,114 @@ def hosted_line(table: Table) -> dict[str, Any]:
 
 
 def joined(table_id: int, summary: dict[str, Any]) -> dict[str, Any]:
+    """The answer to a join: the table's line and where its socket is."""
     return {"table": summary, "ws": f"/ws/tables/{table_id}"}
 
 
 # -- what each process answers about the tables it runs (routed: `app.tables.router`) ----
 
 
-def install(router: TableRouter, manager: TableManager, passwords: Passwords) -> None:
-    """Teach the router what the lobby and the sockets ask: every process answers for the
-    tables it runs."""
+class ProcessOps:
+    """What this process answers for the tables it runs: the lobby's lines, joining by
+    invite and creating a table here."""
 
-    async def lobby_lines(args: dict[str, Any]) -> list[dict[str, Any]]:
-        return [t.summary() for t in manager.public_tables()]
+    def __init__(self, manager: TableManager, passwords: Passwords) -> None:
+        self.manager = manager
+        self.passwords = passwords
 
-    async def hosted_lines(args: dict[str, Any]) -> list[dict[str, Any]]:
-        return [hosted_line(t) for t in manager.hosted_by(int(args["user"]))]
+    async def lobby_lines(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """The lobby's lines for the public tables run here."""
+        return [t.summary() for t in self.manager.public_tables()]
 
-    async def your_lines(args: dict[str, Any]) -> list[dict[str, Any]]:
+    async def hosted_lines(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """The host's lines, with invites, for the tables they host here."""
+        return [hosted_line(t) for t in self.manager.hosted_by(int(args["user"]))]
+
+    async def your_lines(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """The lines of the open tables here the user hosts or sits at."""
         user = int(args["user"])
         lines = []
-        for t in list(manager.tables.values()):
+        for t in list(self.manager.tables.values()):
             if t.closed or not (t.host_user_id == user or user in t.by_user):
                 continue
             line = hosted_line(t) if t.host_user_id == user else t.summary()
             lines.append({**line, "host": t.host_user_id == user, "seat": t.by_user.get(user)})
         return lines
 
-    async def join_here(args: dict[str, Any]) -> dict[str, Any] | None:
+    async def join_here(self, args: dict[str, Any]) -> dict[str, Any] | None:
         """The table of this invite if it runs here (None if not): its password checked."""
-        table = manager.by_invite(str(args["invite"]))
+        table = self.manager.by_invite(str(args["invite"]))
         if table is None:
             return None
         password = args.get("password")
-        if table.password_hash is not None and not await passwords.verify(
+        if table.password_hash is not None and not await self.passwords.verify(
             table.password_hash, password if isinstance(password, str) else ""
         ):
             return {"refused": "bad_password"}
         await table.request(m.Admit(int(args["user"])))
         return joined(table.id, table.summary())
 
-    async def create_here(args: dict[str, Any]) -> dict[str, Any]:
+    async def create_here(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A new table run here, hosted by the asker, with its invite."""
         settings = TableSettings.parse(args["values"])
-        table = await manager.create(
+        table = await self.manager.create(
             settings, host_user_id=int(args["host"]), password_hash=args.get("password_hash")
         )
         return {**joined(table.id, table.summary()), "invite": table.invite_token}
 
-    async def view(table: Table, args: dict[str, Any]) -> dict[str, Any]:
-        user = int(args["user"])
-        if not may_see(table, user):
-            raise no_such_table()  # a private table is not confirmed
-        answer: dict[str, Any] = {
-            "table": table.summary(),
-            "settings": table.info(),
-            "seats": table.seat_list(),
-        }
-        if user == table.host_user_id:
-            answer["invite"] = table.invite_token  # only the host may hand it out again
-        return answer
 
-    async def host(table: Table, args: dict[str, Any]) -> Any:
-        user = int(args["user"])
-        if not may_see(table, user):
-            raise no_such_table()
-        try:  # the catalog's host message, checked here as at the socket
-            msg = c.host_message.validate_python(process.upgrade_host(args["body"]))
-        except ValidationError as exc:
-            raise TableError(*c.refusal(exc)) from None
-        return await table.request(m.Ask(user, str(args.get("name", "")), "", msg))
+async def view(table: Table, args: dict[str, Any]) -> dict[str, Any]:
+    """A table's line, settings and seats for a user who may see it (the host also gets
+    the invite)."""
+    user = int(args["user"])
+    if not may_see(table, user):
+        raise no_such_table()  # a private table is not confirmed
+    answer: dict[str, Any] = {
+        "table": table.summary(),
+        "settings": table.info(),
+        "seats": table.seat_list(),
+    }
+    if user == table.host_user_id:
+        answer["invite"] = table.invite_token  # only the host may hand it out again
+    return answer
 
-    async def enter(table: Table, args: dict[str, Any]) -> bool:
-        """May this user open a socket at the table: it is theirs to see, or they bring
-        its invite (a private table without a password; one with a password is joined over
-        HTTP first)."""
-        user, invite = int(args["user"]), args.get("invite")
-        if may_see(table, user):
-            return True
-        if not isinstance(invite, str) or table.password_hash is not None:
-            raise no_such_table()
-        if not table.invite_token or not hmac.compare_digest(invite, table.invite_token):
-            raise no_such_table()
-        await table.request(m.Admit(user))
+
+async def host(table: Table, args: dict[str, Any]) -> Any:
+    """One of the host's commands, sent over HTTP, carried to the table."""
+    user = int(args["user"])
+    if not may_see(table, user):
+        raise no_such_table()
+    try:  # the catalog's host message, checked here as at the socket
+        msg = c.host_message.validate_python(process.upgrade_host(args["body"]))
+    except ValidationError as exc:
+        raise TableError(*c.refusal(exc)) from None
+    return await table.request(m.Ask(user, str(args.get("name", "")), "", msg))
+
+
+async def enter(table: Table, args: dict[str, Any]) -> bool:
+    """May this user open a socket at the table: it is theirs to see, or they bring
+    its invite (a private table without a password; one with a password is joined over
+    HTTP first)."""
+    user, invite = int(args["user"]), args.get("invite")
+    if may_see(table, user):
         return True
+    if not isinstance(invite, str) or table.password_hash is not None:
+        raise no_such_table()
+    if not table.invite_token or not hmac.compare_digest(invite, table.invite_token):
+        raise no_such_table()
+    await table.request(m.Admit(user))
+    return True
 
-    router.process_op("lobby", lobby_lines)
-    router.process_op("hosted", hosted_lines)
-    router.process_op("yours", your_lines)
-    router.process_op("join", join_here)
-    router.process_op("create", create_here)
+
+def install(router: TableRouter, manager: TableManager, passwords: Passwords) -> None:
+    """Teach the router what the lobby and the sockets ask: every process answers for the
+    tables it runs."""
+    ops = ProcessOps(manager, passwords)
+    router.process_op("lobby", ops.lobby_lines)
+    router.process_op("hosted", ops.hosted_lines)
+    router.process_op("yours", ops.your_lines)
+    router.process_op("join", ops.join_here)
+    router.process_op("create", ops.create_here)
     router.table_op("view", view)
     router.table_op("host", host)
     router.table_op("enter", enter)
