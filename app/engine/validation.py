@@ -55,6 +55,13 @@ def validate(
         if amount is not None and amount != p.wager + legal.call:
             raise IllegalAction(f"A call is to {chips(p.wager + legal.call)}")
         return kind, p.wager + legal.call
+    return kind, _wager_to(kind, amount, legal, rnd, p)
+
+
+def _wager_to(
+    kind: ActionKind, amount: int | None, legal: LegalActions, rnd: BettingRound | None, p: Player
+) -> int:
+    """The "to" amount of a bring-in, completion, bet or raise, else IllegalAction."""
     assert kind in WAGERS
     allowed: tuple[int, ...]
     if kind is ActionKind.BRING_IN:
@@ -70,10 +77,10 @@ def validate(
     if amount is None:
         if len(allowed) > 1:
             raise IllegalAction(wrong.format(" or ".join(chips(a) for a in allowed)))
-        return kind, allowed[0]
+        return allowed[0]
     if amount not in allowed:
         raise IllegalAction(wrong.format(" or ".join(chips(a) for a in allowed)))
-    return kind, amount
+    return amount
 
 
 def why_not(kind: ActionKind, legal: LegalActions, rnd: BettingRound | None, p: Player) -> str:
