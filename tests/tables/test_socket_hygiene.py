@@ -18,6 +18,7 @@ from app.api import ws as ws_module
 from app.fanout import BaseFanout
 from app.store.db import Database
 from app.tables import FakeClock
+from app.tables import messages as m
 from tests.tables.live import Client, Live, live_server
 
 
@@ -113,6 +114,8 @@ async def test_a_client_that_never_reads_is_dropped(
         # the silent socket is gone (dropped); the talker's is still served
         assert len(sockets.by_session) == 1, f"still held after {sent} chat lines"
         assert not client.closed
+        # its socket's goodbye was posted with its discard: handled behind the chat lines
+        await live.table(table_id).request(m.Sync())
         assert silent_user not in {user for user, _ in live.table(table_id).viewers}
     finally:
         sock.close()
