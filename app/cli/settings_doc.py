@@ -4,10 +4,10 @@ settings-doc` (`--check` only says whether the document is current)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
+from app.cli import generated
 from app.config import Settings
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
@@ -37,30 +37,12 @@ def render() -> str:
 
 def update(document: str) -> str:
     """`document` with its generated section replaced by the settings' (between the markers)."""
-    start = document.find(BEGIN)
-    stop = document.find(END)
-    if start < 0 or stop < start:
-        raise ValueError("the document has no settings markers")
-    return document[:start] + render() + document[stop + len(END) :]
+    return generated.replace_between(document, BEGIN, END, render(), "settings")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--path", type=Path, default=DOCUMENT, help="default: docs/settings.md")
-    parser.add_argument(
-        "--check", action="store_true", help="change nothing; exit 1 when the document is stale"
-    )
+    generated.add_arguments(parser, DOCUMENT, "docs/settings.md")
 
 
 def run(args: argparse.Namespace) -> int:
-    path: Path = args.path
-    text = path.read_text()
-    fresh = update(text)
-    if args.check:
-        if fresh != text:
-            print(f"{path} is out of date: run `python -m app settings-doc`", file=sys.stderr)
-            return 1
-        return 0
-    if fresh != text:
-        path.write_text(fresh)
-        print(f"wrote the settings into {path}")
-    return 0
+    return generated.refresh(args, update, "settings-doc", "the settings")
