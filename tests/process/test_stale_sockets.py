@@ -11,6 +11,7 @@ reconnects, as a browser does)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import subprocess
@@ -116,12 +117,7 @@ async def test_a_paused_owners_own_sockets_are_told_only_what_was_published(
                     await c.moved_from(stage.table_id, stage.lease, LEASE + HEARTBEAT + SLACK)
                     # the paused owner's clock for that turn runs out before it wakes
                     await asyncio.sleep(max(0.0, turned + 2 * TIMER_MS / 1000 - time.monotonic()))
-                    if redis_away:
-                        with own_redis(port, log):
-                            c.signal(0, signal.SIGCONT)
-                            await _in_new_epoch(clients, left)
-                            await _play_on(stage, clients)
-                    else:
+                    with own_redis(port, log) if redis_away else contextlib.nullcontext():
                         c.signal(0, signal.SIGCONT)
                         await _in_new_epoch(clients, left)
                         await _play_on(stage, clients)
