@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "verify": "app.cli.verify",
     "export": "app.cli.export",
     "tables": "app.cli.tables",
+    "tournaments": "app.cli.tournaments",
     "protocol-doc": "app.cli.protocol_doc",
     "settings-doc": "app.cli.settings_doc",
 }

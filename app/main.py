@@ -77,6 +77,8 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         directory=None
         if me.fanout == "memory"
         else Directory(db, lease_seconds=settings.lease_seconds),
+        lease_seconds=settings.lease_seconds,
+        watch_expiry=True,
     )
     router = services.router
 
@@ -85,6 +87,8 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         # room, and forget the sockets of processes that died
         await manager.heartbeat()
         await router.sweep()
+        if services.directors is not None:  # tournaments: renew, and claim what is due
+            await services.directors.heartbeat()
 
     registration.set_renew(beat)
     # SIGTERM: each table goes to another process between hands (`app.cli.serve`)

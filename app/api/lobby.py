@@ -22,6 +22,7 @@ from app.api.deps import (
     authenticate,
     get_services,
 )
+from app.api import table_ops
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
 from app.tables import TableError, TableSettings
@@ -120,19 +121,10 @@ async def create_table(
     if password and settings.private:
         password_hash = await services.passwords.hash(password)
     args = {"values": values, "host": player.user_id, "password_hash": password_hash}
-    router = services.router
     try:
-        return await router.ask_process(router.me, "create", args)
-    except TableError as exc:  # this process is full or stopping (server_full, server_stopping)
-        refusal = exc
-    for room in await router.rooms():
-        if room.free <= 0:
-            break
-        try:
-            return await router.ask_process(room.process, "create", args)
-        except TableError as exc:
-            refusal = exc
-    raise from_table(refusal, 503) from None
+        return await table_ops.place(services.router, args)
+    except TableError as exc:  # no process has room, or all are stopping
+        raise from_table(exc, 503) from None
 
 
 @router.post("/join")

@@ -6,6 +6,7 @@ in the app's lifespan (a test may start them alone)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -17,6 +18,8 @@ from app.store.db import Database
 from app.store.passwords import Passwords
 from app.tables import Clock, LedgerTableStore, TableManager
 from app.tables.router import Directory, TableRouter
+from app.tournaments.directors import Directors
+from app.wire import process
 
 
 @dataclass
@@ -29,6 +32,7 @@ class TableServices:
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
     collector: Collector | None = None
     sockets: OpenSockets | None = None  # by login session: a logout closes them
+    directors: Directors | None = None  # the tournaments this process directs
 
 
 async def start_table_services(
@@ -42,6 +46,8 @@ async def start_table_services(
     manager: TableManager | None = None,
     directory: Directory | None = None,
     freeze_gc: bool = True,
+    lease_seconds: float = 5.0,
+    watch_expiry: bool = False,
 ) -> TableServices:
     """Make the table manager, restore the open tables from the database, publish it on
     `app.state.table_services`. Then the garbage collector keeps to `app.collector`'s
@@ -66,6 +72,8 @@ async def start_table_services(
         collector,
     )
     table_ops.install(router, manager, services.passwords)
+    services.directors = directors_for(services, lease_seconds, watch_expiry)
+    router.process_op("tournament", _tournament_op(services.directors))
     await router.start()
     services.sockets = OpenSockets(fanout, db)
     await services.sockets.start()
@@ -73,9 +81,41 @@ async def start_table_services(
     return services
 
 
+def directors_for(services: TableServices, lease_seconds: float, watch_expiry: bool) -> Directors:
+    """The process's tournament directors: they reach their tables through the router and
+    make them where there is room, as the lobby does."""
+    router = services.router
+
+    async def ask_table(table_id: int, orders: process.DirectorOrders) -> dict[str, Any]:
+        return dict(await router.ask(table_id, "direct", orders.model_dump(mode="json")))
+
+    async def make_table(tournament_id: int, values: dict[str, Any]) -> int:
+        made = await table_ops.place(router, {"values": values, "tournament": tournament_id})
+        return int(made["table"]["id"])
+
+    return Directors(
+        services.db,
+        services.fanout,
+        owner=router.me,
+        ask_table=ask_table,
+        make_table=make_table,
+        lease_seconds=lease_seconds,
+        watch_expiry=watch_expiry,
+    )
+
+
+def _tournament_op(directors: Directors) -> Any:
+    async def op(args: dict[str, Any]) -> Any:
+        return await directors.command(int(args["id"]), str(args["name"]), dict(args["args"]))
+
+    return op
+
+
 async def stop_table_services(app: FastAPI) -> None:
     services: TableServices | None = getattr(app.state, "table_services", None)
     if services is not None:
+        if services.directors is not None:
+            await services.directors.stop()
         if services.sockets is not None:
             await services.sockets.stop()
         await services.manager.stop()

@@ -79,11 +79,22 @@ class ProcessOps:
         return joined(table.id, table.summary())
 
     async def create_here(self, args: dict[str, Any]) -> dict[str, Any]:
-        """A new table run here, hosted by the asker, with its invite."""
-        settings = TableSettings.parse(args["values"])
-        table = await self.manager.create(
-            settings, host_user_id=int(args["host"]), password_hash=args.get("password_hash")
-        )
+        """A new table run here, hosted by the asker, with its invite; or a tournament's
+        table, made by its director (`tournament`), its settings the director's."""
+        tournament = args.get("tournament")
+        if isinstance(tournament, int):
+            table = await self.manager.create(
+                TableSettings.directed(args["values"]),
+                host_user_id=None,
+                password_hash=None,
+                tournament_id=tournament,
+            )
+        else:
+            table = await self.manager.create(
+                TableSettings.parse(args["values"]),
+                host_user_id=int(args["host"]),
+                password_hash=args.get("password_hash"),
+            )
         return {**joined(table.id, table.summary()), "invite": table.invite_token}
 
 
@@ -128,6 +139,23 @@ async def enter(table: Table, args: dict[str, Any]) -> bool:
         raise no_such_table()
     await table.request(m.Admit(user))
     return True
+
+
+async def place(router: TableRouter, args: dict[str, Any]) -> dict[str, Any]:
+    """Make a table on this process if it has room, else on the live process with the most;
+    the refusal (`server_full`, `server_stopping`) when none has."""
+    try:
+        return dict(await router.ask_process(router.me, "create", args))
+    except TableError as exc:  # this process is full or stopping
+        refusal = exc
+    for room in await router.rooms():
+        if room.free <= 0:
+            break
+        try:
+            return dict(await router.ask_process(room.process, "create", args))
+        except TableError as exc:
+            refusal = exc
+    raise refusal
 
 
 def install(router: TableRouter, manager: TableManager, passwords: Passwords) -> None:

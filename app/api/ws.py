@@ -169,6 +169,7 @@ class Connection:
                 await sub.ready()  # a bare future: the least a waiting socket keeps alive
                 continue
             gap = moved = False
+            follow: int | None = None
             async with self.lock, asyncio.timeout(SEND_TIMEOUT):
                 for _channel, text in items:
                     if text is GAP:
@@ -184,8 +185,35 @@ class Connection:
                         continue  # already sent (a resync, or a placeholder's private twin)
                     await send(text)
                     self.last_sent = v
-            if moved or gap:
+                    if '"moved"' in text:
+                        follow = self._moved_to(text)
+                        if follow is not None:
+                            break  # the rest is the old table's: this player left it
+            if follow is not None:
+                await self.follow(follow)
+            elif moved or gap:
                 await self.catch_up(moved)
+
+    def _moved_to(self, text: str) -> int | None:
+        """The table this socket's player was moved to by their tournament's director."""
+        body = from_json(text)
+        if body.get("type") == "moved" and body.get("user_id") == self.player.user_id:
+            to = body.get("to_table")
+            return to if isinstance(to, int) else None
+        return None
+
+    async def follow(self, table_id: int) -> None:
+        """The player's page follows them to their new table without a reconnect: the socket
+        follows that table's channels instead (the table seated them there: its director's
+        word, never the client's) and sends its snapshot."""
+        user = self.player.user_id
+        old = self.table
+        new = RoutedTable(old.router, table_id)
+        await self.sub.add(channels.table(table_id), channels.user(table_id, user))
+        await self.sub.remove(channels.table(old.id), channels.user(old.id, user))
+        old.unwatch(user)
+        self.table, self.last_sent, self.epoch = new, 0, None
+        await self.catch_up(True)
 
     def _heard_owner(self, text: str) -> bool:
         """An owner notice: True if it is news (another epoch than the one followed)."""
@@ -281,7 +309,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         if services.sockets is not None:
             services.sockets.discard(player.session_id, ws)
         if watching:
-            table.unwatch(player.user_id)  # the observer count
+            conn.table.unwatch(player.user_id)  # the observer count (at the table it ends at)
         if pump is not None:
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -15,6 +15,8 @@ looks inside a message):
   event number in its place.
 - `sessions()` carries revoked login sessions between processes: no socket follows it.
 - `process(p)` is the servers' own (routed commands and their answers): no socket follows it.
+- `director(t)` carries a tournament's tables' reports to its director: no socket follows it.
+- `tournament(t)` is public: a tournament's clock, standings and notices, for its page.
 """
 
 from __future__ import annotations
@@ -55,6 +57,17 @@ def process(process_id: str) -> str:
     """One server process's own channel: commands routed to the tables it runs, and the
     answers to what it asked (`app.tables.router`). Servers only: no socket follows it."""
     return f"process:{_id('process id', process_id)}"
+
+
+def director(tournament_id: int) -> str:
+    """What a tournament's tables report to its director (a hand over, with its busts),
+    wherever the director runs. Servers only: no socket follows it."""
+    return f"director:{_id('tournament id', tournament_id)}"
+
+
+def tournament(tournament_id: int) -> str:
+    """The public channel of one tournament: its clock, players left and places."""
+    return f"tournament:{_id('tournament id', tournament_id)}"
 
 
 def sessions() -> str:

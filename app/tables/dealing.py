@@ -17,7 +17,7 @@ from app.tables.bots import bot_action
 from app.tables.errors import TableError
 from app.tables.state import Recording, SeatInfo, TableState, stacks_view
 from app.wire import client as c
-from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, Turn
+from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, TimeBank, Turn
 
 log = logging.getLogger("app.tables")
 
@@ -74,7 +74,11 @@ def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> H
             "rake_third_street", "timeout_action", "showdown_first_when_checked",
         )
     }  # fmt: skip
+    d = table.directed
     return HandStart(
+        tournament_id=d.tournament_id if d is not None else None,
+        level=d.level if d is not None else None,
+        round=d.round if d is not None else None,
         hand_id=table.hand_id,
         number=number,
         table_id=table.id,
@@ -109,6 +113,7 @@ def start_turn(table: TableState) -> None:
     assert seat is not None and hand_id is not None
     table.turn_id += 1
     turn = table.turn_id
+    table.seats[seat].bank_from = None
     table.turn_alarm.set(
         table.settings.action_timer_ms / 1000, lambda: table.post(m.TimedOut(seat, turn))
     )
@@ -141,6 +146,7 @@ async def act(table: TableState, ask: m.Ask[c.ActMsg]) -> dict[str, Any]:
         raise TableError("stale_turn", "that turn is over")
     if hand.to_act != info.seat:
         raise TableError("not_your_turn", "it is not your turn")
+    spend_bank(table, info)
     try:
         kind = ActionKind(ask.msg.action)
     except ValueError:
@@ -179,6 +185,8 @@ async def timed_out(table: TableState, msg: m.TimedOut) -> None:
     if hand is None or msg.turn_id != table.turn_id or hand.to_act != msg.seat:
         return  # a stale timer: that turn is over
     info = table.seats[msg.seat]
+    if draw_on_bank(table, info, msg.turn_id):
+        return
     protect = False
     if (
         table.settings.timeout_action == "all_in"
@@ -192,11 +200,36 @@ async def timed_out(table: TableState, msg: m.TimedOut) -> None:
             table.freeze("database")
             return
         protect = left
+    spend_bank(table, info)
     events = hand.time_out(msg.seat, all_in_protection=protect)
     if table.recording is not None:
         table.recording.inputs.append(["timeout", msg.seat, protect])
     publishing.engine_events(table, events)
     await after_change(table)
+
+
+def draw_on_bank(table: TableState, info: SeatInfo, turn_id: int) -> bool:
+    """R27: a tournament player out of the action clock plays on from their time bank, if
+    any is left (once a turn); True if it started running."""
+    hand = table.hand
+    if table.directed is None or info.bank_from is not None or info.time_bank_ms <= 0:
+        return False
+    if hand is None or hand.phase is not Phase.BETTING:
+        return False
+    info.bank_from = table.clock.monotonic()
+    table.turn_alarm.set(
+        info.time_bank_ms / 1000, lambda: table.post(m.TimedOut(info.seat, turn_id))
+    )
+    table.say(TimeBank(info.seat, turn_id, info.time_bank_ms))
+    return True
+
+
+def spend_bank(table: TableState, info: SeatInfo) -> None:
+    """What of the time bank the turn used is gone (R27)."""
+    if info.bank_from is not None:
+        used = round((table.clock.monotonic() - info.bank_from) * 1000)
+        info.time_bank_ms = max(0, info.time_bank_ms - used)
+        info.bank_from = None
 
 
 async def protection_left(table: TableState, user_id: int) -> bool | None:

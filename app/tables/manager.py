@@ -108,7 +108,12 @@ class TableManager:
         await self.adopt()
 
     async def create(
-        self, settings: TableSettings, *, host_user_id: int | None, password_hash: str | None
+        self,
+        settings: TableSettings,
+        *,
+        host_user_id: int | None,
+        password_hash: str | None,
+        tournament_id: int | None = None,
     ) -> Table:
         """A new table, run here; refused when this process is stopping or full (the lobby
         then asks a process with room: `app.api.table_ops`)."""
@@ -126,6 +131,7 @@ class TableManager:
                 host_user_id=host_user_id,
                 invite_token=invite,
                 password_hash=password_hash if settings.private else None,
+                tournament_id=tournament_id,
             )
         table = Table(
             table_id,
@@ -134,6 +140,7 @@ class TableManager:
             invite_token=invite,
             password_hash=password_hash if settings.private else None,
             members={host_user_id} if host_user_id is not None else set(),
+            tournament_id=tournament_id,
             **self._kwargs(),
         )
         self.tables[table_id] = table
@@ -158,7 +165,12 @@ class TableManager:
         return None
 
     def public_tables(self) -> list[Table]:
-        return [t for t in self.tables.values() if not t.settings.private and not t.closed]
+        """The cash lobby's tables (a tournament's are on its page)."""
+        return [
+            t
+            for t in self.tables.values()
+            if not t.settings.private and not t.closed and t.directed is None
+        ]
 
     def hosted_by(self, user_id: int) -> list[Table]:
         """The open tables `user_id` hosts, private ones too."""

@@ -102,6 +102,13 @@ class BotAct:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportAgain:
+    """A tournament table's report got no orders yet: send it again (`directed.report`)."""
+
+    token: int
+
+
+@dataclass(frozen=True, slots=True)
 class Wake:
     """Look again: publish what waits (events held while the lease was in doubt,
     `Table._flush`) and deal if a hand may start (a move that did not happen)."""
@@ -115,7 +122,8 @@ class Sync:
 
 Message = (
     Admit | Join | Unwatch | Resync | Ask[Any] | TimedOut | StartHand | HandWritten
-    | NumbersReserved | BotAct | Wake | ViewersGone | Sync
+    | NumbersReserved | BotAct | Wake | ViewersGone | Sync | ReportAgain
+    | process.DirectorOrders
 )  # fmt: skip
 
 # What may come from another process (`app.tables.router`, its op "request"): a user's

@@ -98,7 +98,7 @@ class TableRouter:
         self.me = me
         self.directory = directory
         self.timeout = timeout
-        self.table_ops: dict[str, TableOp] = {"request": _request}
+        self.table_ops: dict[str, TableOp] = {"request": _request, "direct": _direct}
         self.process_ops: dict[str, ProcessOp] = {
             "claim": self._claim,
             "move": self._move,
@@ -514,6 +514,15 @@ class TableRouter:
 
 async def _request(table: Table, args: dict[str, Any]) -> Any:
     return await table.request(m.from_wire(args.get("msg")))
+
+
+async def _direct(table: Table, args: dict[str, Any]) -> Any:
+    """A tournament director's orders (from any process), checked by their model."""
+    try:
+        orders = process_wire.DirectorOrders.model_validate(args)
+    except ValidationError:
+        raise TableError("invalid_message", "not a director's orders") from None
+    return await table.request(orders)
 
 
 class RoutedTable:

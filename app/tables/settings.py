@@ -12,7 +12,7 @@ with 0 (a cap of 0 would be no rake at all, which is `rake_bps` 0), so 0 is read
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -73,6 +73,8 @@ class TableSettings(BaseModel):
     private: bool = False
     sit_out_limit: Annotated[int, Field(ge=0, le=1000)] = 3  # hands sat out, then the seat frees
     bot_delay_ms: Annotated[Millis, Field(ge=MIN_BOT_DELAY_MS, le=60_000)] = 800  # think time
+    raise_cap: bool = True  # R16; a tournament lifts it once two players remain (R29)
+    open_pair: Literal["r14", "rp10f"] = "r14"  # R14, or TDA's RP-10-F (R30)
 
     @model_validator(mode="before")
     @classmethod
@@ -108,6 +110,15 @@ class TableSettings(BaseModel):
         return cls(**values)
 
     @classmethod
+    def directed(cls, values: dict[str, Any]) -> TableSettings:
+        """A tournament table's settings, made by its director (never a host): checked like
+        any, but its pace may go below the hosts' floors (a simulation's bots act at once)."""
+        pace = {name: values.get(name, 0) for name in ("hand_pause_ms", "bot_delay_ms")}
+        floors = {"hand_pause_ms": MIN_HAND_PAUSE_MS, "bot_delay_ms": MIN_BOT_DELAY_MS}
+        checked = cls.model_validate({**values, **floors})
+        return checked.model_copy(update={k: max(0, int(v)) for k, v in pace.items()})
+
+    @classmethod
     def parse(cls, data: Any) -> TableSettings:
         """Settings from a client's JSON object, or `TableError("invalid_settings")`."""
         try:
@@ -132,6 +143,8 @@ class TableSettings(BaseModel):
             rake_third_street=self.rake_third_street,
             timeout_action=self.timeout_action,
             showdown_first_when_checked=self.showdown_first_when_checked,
+            raise_cap=self.raise_cap,
+            open_pair=self.open_pair,
         )
 
     def changed(self, changes: dict[str, Any]) -> TableSettings:
@@ -160,4 +173,4 @@ def invalid(exc: ValidationError) -> TableError:
 # Settings the host may change between hands (not the stakes' identity: not `private`).
 CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
 # Kept in `PokerTable.extra` (no column of their own).
-EXTRA = ("sit_out_limit", "bot_delay_ms")
+EXTRA = ("sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair")

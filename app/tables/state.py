@@ -27,6 +27,7 @@ from app.wire.events import ServerEvent
 
 if TYPE_CHECKING:
     from app.store.hands import HandFinish, HandStart
+    from app.tables.directed import Directed
 
 DeckSource = Callable[[], Sequence[Card]]
 
@@ -82,6 +83,8 @@ class SeatInfo:
     sat_out_hands: int = 0
     leaving: bool = False
     top_ups: list[tuple[int, str]] = field(default_factory=list)
+    time_bank_ms: int = 0  # a tournament player's time bank (R27)
+    bank_from: float | None = None  # when the time bank began running for this turn
 
     def public(self, stack: int | None = None) -> dict[str, Any]:
         return {
@@ -148,6 +151,7 @@ class TableState(Protocol):
     epoch: str
     ring: deque[Kept]
     voided: list[dict[str, Any]]
+    directed: Directed | None  # a tournament's table: its director's orders
 
     @property
     def closed(self) -> bool: ...
@@ -158,6 +162,7 @@ class TableState(Protocol):
     def write_later(self, label: str, job: Callable[[], Awaitable[Any]]) -> None: ...
     async def caught_up(self, timeout: float) -> bool: ...
     def say(self, event: ServerEvent | dict[str, Any], seat: int | None = None) -> None: ...
+    def send(self, channel: str, text: str) -> None: ...
     def become(self, stage: Lifecycle) -> None: ...
     def want_hand(self, delay: float | None = None) -> None: ...
     def post(self, msg: m.Message) -> None: ...

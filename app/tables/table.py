@@ -31,9 +31,10 @@ from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
 from app.store.hands import HandFinish, HandStart
-from app.tables import dealing, hosting, publishing, seating
+from app.tables import dealing, directed, hosting, publishing, seating
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock, TimerHandle
+from app.tables.directed import Directed
 from app.tables.errors import MOVED, TableError
 from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY
@@ -42,6 +43,7 @@ from app.tables.state import MOVES, DeckSource, Kept, Lifecycle, Recording, Seat
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
 from app.wire import client as c
+from app.wire import process
 from app.wire.envelope import encode, owner_notice, placeholder
 from app.wire.events import HandVoided, PostAnteDue, ServerEvent, TableResumed
 
@@ -77,8 +79,11 @@ class Table:
         deck_source: DeckSource = shuffled_deck,
         writer: HandWriter | None = None,
         bots_play_alone: bool = False,
+        tournament_id: int | None = None,
     ) -> None:
         self.id = table_id
+        # a tournament's table: seats, stakes and deals are its director's (directed.py)
+        self.directed = Directed(tournament_id) if tournament_id is not None else None
         self.settings = settings
         self.store = store
         self.fanout = fanout
@@ -151,6 +156,7 @@ class Table:
             invite_token=stored.invite_token,
             password_hash=stored.password_hash,
             members=stored.members,
+            tournament_id=stored.tournament_id,
             **kwargs,
         )
         table.button = stored.button
@@ -174,6 +180,8 @@ class Table:
         self._number()  # in the ring before anyone connects
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self.numbers.refill()  # the first block, while the first hand's pause runs
+        if self.directed is not None:
+            directed.report(self)  # its director says when to deal
         self.want_hand()
 
     async def stop(self) -> None:
@@ -246,6 +254,11 @@ class Table:
             self.said.append((event.type, event.body(), user))
         else:
             self.said.append((event["type"], event, user))
+
+    def send(self, channel: str, text: str) -> None:
+        """Publish a text that is not one of the table's events (a report to the tournament's
+        director) behind what the table said, under the same lease rule."""
+        self.outgoing.append((channel, text))
 
     def _number(self) -> None:
         """Number what was said, keep it in the ring, and queue it for the fan-out: a public
@@ -398,6 +411,7 @@ class Table:
             "closed": self.closed,
             "hands_played": self.hands_played,
             "saving": self.lifecycle is Lifecycle.SAVING,  # waits for earlier hands' records
+            "tournament": directed.info(self),
         }
 
     def summary(self) -> dict[str, Any]:
@@ -460,6 +474,9 @@ class Table:
 
     async def _hand_written(self, msg: m.HandWritten) -> None:
         self.unwritten -= 1
+        if self.directed is not None:
+            directed.report(self)  # written: its busts are sure; the director may place them
+            return
         if self.lifecycle is Lifecycle.SAVING and self.unwritten <= MAX_UNWRITTEN:
             self.become(Lifecycle.STARTING)
             publishing.say_table(self)
@@ -468,13 +485,14 @@ class Table:
 
     async def _deal(self) -> None:
         """STARTING: deal the next hand if it may be dealt, else wait (OPEN or SAVING)."""
-        if self.paused or self.draining or self.frozen is not None:
+        if self.paused or self.draining or self.frozen is not None or not self._may_deal():
             self.become(Lifecycle.OPEN)  # unpausing asks again; a drained table moves on
             return
         if self.pending_settings is not None:
             await hosting.apply_settings(self, self.pending_settings)
         players = [info for _, info in sorted(self.seats.items()) if dealing.dealt_in(self, info)]
         alone = not self.bots_play_alone and all(info.bot for info in players)
+        alone = alone and self.directed is None  # a tournament plays to its end, bots or not
         if len(players) < 2 or alone:
             self.become(Lifecycle.OPEN)  # bots alone do not play on; a sit asks again
             return
@@ -487,10 +505,16 @@ class Table:
             log.info("table %s: no hand number in reserve; the hand waits for one", self.id)
             self.become(Lifecycle.OPEN)  # `_numbers_reserved` deals it
             return
-        await self._free_sat_out(players)
+        if self.directed is not None:
+            self.directed.go = False  # one hand for each go
+        else:
+            await self._free_sat_out(players)
         self.become(Lifecycle.IN_HAND)
         await dealing.deal(self, players, number)
         await self._after_play()
+
+    def _may_deal(self) -> bool:
+        return self.directed is None or self.directed.go
 
     async def _free_sat_out(self, players: list[SeatInfo]) -> None:
         limit = self.settings.sit_out_limit
@@ -510,6 +534,12 @@ class Table:
             await self._between_hands()
 
     async def _between_hands(self) -> None:
+        if self.directed is not None and self.lifecycle is Lifecycle.IN_HAND:
+            if self.pending_settings is not None:
+                await hosting.apply_settings(self, self.pending_settings)
+            directed.hand_over(self)  # reports once written; deals on the director's word
+            self.become(Lifecycle.OPEN)
+            return
         for info in list(self.seats.values()):
             try:
                 if info.leaving:
@@ -538,6 +568,8 @@ class Table:
     # -- dispatch --------------------------------------------------------------------------
 
     async def _handle(self, msg: m.Message) -> Any:
+        if self.directed is not None and _kind(msg) in directed.REFUSED:
+            directed.refuse(_kind(msg))
         handler = _HANDLERS.get(_kind(msg))
         if handler is None:
             raise TableError("unknown_message", f"unknown message {_kind(msg).__name__}")
@@ -605,9 +637,11 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     m.NumbersReserved: Table._numbers_reserved,
     m.BotAct: in_play(dealing.bot_act),
     m.TimedOut: in_play(dealing.timed_out),
+    m.ReportAgain: directed.report_again,
+    process.DirectorOrders: directed.orders,
 }
 
 COMMANDS: frozenset[type[c.ClientMessage]] = frozenset(
     kind for kind in _HANDLERS if issubclass(kind, c.ClientMessage)
 )
-GAME: frozenset[type] = COMMANDS | TIMERS
+GAME: frozenset[type] = COMMANDS | TIMERS | {process.DirectorOrders}

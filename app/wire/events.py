@@ -158,7 +158,7 @@ class Chat(ServerEvent):
         }
 
 
-LeftReason = Literal["left", "removed", "sat_out", "table_closed"]
+LeftReason = Literal["left", "removed", "sat_out", "table_closed", "busted", "moved"]
 
 
 @dataclass(slots=True)
@@ -336,9 +336,97 @@ class Error(ServerEvent):
         return {"type": "error", "ref": self.ref, "code": self.code, "message": self.message}
 
 
+@dataclass(slots=True)
+class PlayerMoved(ServerEvent):
+    """The tournament's director moved this player to another of its tables (balancing, a
+    table breaking, the final table): their page follows them there (`follow`)."""
+
+    type: ClassVar[str] = "moved"
+    audience: ClassVar[Audience] = "public"
+    user_id: int
+    name: str
+    to_table: int
+    seat: int = field(metadata=_doc("the seat taken there"))
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "moved",
+            "user_id": self.user_id,
+            "name": self.name,
+            "to_table": self.to_table,
+            "seat": self.seat,
+        }
+
+
+@dataclass(slots=True)
+class PlayerFinished(ServerEvent):
+    """A tournament player is out, in this place of `of` entrants, with this prize (R31)."""
+
+    type: ClassVar[str] = "finished"
+    audience: ClassVar[Audience] = "public"
+    user_id: int
+    name: str
+    place: int
+    of: int
+    prize: int = field(metadata=_doc("in cents of play money; 0 out of the money"))
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "finished",
+            "user_id": self.user_id,
+            "name": self.name,
+            "place": self.place,
+            "of": self.of,
+            "prize": self.prize,
+        }
+
+
+@dataclass(slots=True)
+class TournamentInfo(ServerEvent):
+    """A tournament table's level, its stakes and how the tournament stands (R26, R32,
+    R37): sent when it changes and in every snapshot."""
+
+    type: ClassVar[str] = "tournament"
+    audience: ClassVar[Audience] = "public"
+    tournament_id: int
+    level: int
+    stakes: dict[str, Any] = field(metadata=_doc("ante, bring_in, small_bet, big_bet, variant"))
+    waiting: bool = field(
+        metadata=_doc(
+            "the table waits for the director (hand-for-hand, balancing, a break, frozen)"
+        )
+    )
+    round: int | None = field(metadata=_doc("the hand-for-hand round, or null"))
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "tournament",
+            "tournament_id": self.tournament_id,
+            "level": self.level,
+            "stakes": self.stakes,
+            "waiting": self.waiting,
+            "round": self.round,
+        }
+
+
+@dataclass(slots=True)
+class TimeBank(ServerEvent):
+    """The player to act ran out of the action clock and is using their time bank (R27)."""
+
+    type: ClassVar[str] = "time_bank"
+    audience: ClassVar[Audience] = "public"
+    seat: int
+    turn_id: int
+    ms: int = field(metadata=_doc("the time bank's time now running"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "time_bank", "seat": self.seat, "turn_id": self.turn_id, "ms": self.ms}
+
+
 TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
     DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
-    TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed,
+    TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed, PlayerMoved,
+    PlayerFinished, TournamentInfo, TimeBank,
 )  # fmt: skip
 REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
 

@@ -109,6 +109,73 @@ AnyMail = Annotated[
 table_mail: TypeAdapter[AnyMail] = TypeAdapter(AnyMail)
 
 
+# -- a tournament director's orders to one of its tables (the table op "direct") ----------
+
+
+class SeatOrder(_Mail):
+    """Seat this entry here, with its chips (a first seating, a move, a late entry)."""
+
+    entry_id: int
+    user_id: int
+    name: Annotated[str, Field(max_length=64)]
+    seat: int
+    chips: Annotated[int, Field(gt=0)]
+    bot: bool = False
+    time_bank_ms: Annotated[int, Field(ge=0)] = 0
+
+
+class UnseatOrder(_Mail):
+    """Take this player off the table (between hands), to `to_table`'s `seat` (a move) or
+    nowhere yet (a table breaking: the draw seats them after)."""
+
+    user_id: int
+    to_table: int | None = None
+    seat: int | None = None
+
+
+class Stakes(_Mail):
+    """The level in force from the table's next hand on (R26)."""
+
+    level: Annotated[int, Field(ge=1)]  # as players count them: 1, 2, ...
+    ante: Annotated[int, Field(ge=0)]
+    bring_in: Annotated[int, Field(gt=0)]
+    small_bet: Annotated[int, Field(gt=0)]
+    big_bet: Annotated[int, Field(gt=0)]
+    variant: Literal["stud", "stud8", "razz"]
+    raise_cap: bool = True  # R29: off once two players remain
+    open_pair: Literal["r14", "rp10f"] = "r14"  # R30
+
+
+class Finished(_Mail):
+    """A player's place, for the table to tell its watchers ("You finished 7th of 60")."""
+
+    user_id: int
+    name: Annotated[str, Field(max_length=64)]
+    place: Annotated[int, Field(ge=1)]
+    of: Annotated[int, Field(ge=1)]
+    prize: Annotated[int, Field(ge=0)]
+
+
+class DirectorOrders(_Mail):
+    """What a tournament's director tells one of its tables, in its lease's `epoch` (a
+    table refuses orders older than the newest it took: a stale director changes nothing).
+    `unseat` only between hands; `deal` lets the table deal its next hand (one hand each:
+    the director answers every hand's report); `round` numbers a hand-for-hand hand."""
+
+    tournament_id: int
+    epoch: Annotated[int, Field(ge=1)]
+    unseat: list[UnseatOrder] = []
+    seat: list[SeatOrder] = []
+    stakes: Stakes | None = None
+    deal: bool = False
+    round: int | None = None
+    refill_ms: Annotated[int, Field(ge=0)] = 0  # R27: added to every time bank here
+    bank_cap_ms: Annotated[int, Field(ge=0)] = 0
+    finished: list[Finished] = []
+    bank_add: dict[str, Annotated[int, Field(gt=0)]] = {}  # user -> ms: "pause for me"
+    close: bool = False
+
+
 # -- the release before: its commands were the table's dataclasses by class name ------------
 
 _OLD_COMMANDS = {

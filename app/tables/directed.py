@@ -1,0 +1,269 @@
+"""A tournament table: an ordinary table whose seats, stakes and deals its tournament's
+director decides (app/tournaments). It deals a hand only when the director says so, one
+hand each time: after every hand it reports (its stacks and busts, once the hand is
+written) and waits for the director's orders: who leaves for another table, who sits down,
+the level's stakes, and whether to deal. Its chips are tournament chips: they move through
+the tournament's entries, never through a player's balance (R26-R33, docs/rules.md).
+
+Players cannot sit, top up, leave or sit out here (`REFUSED`): an absent player is dealt in
+and plays by the clock (R28), their time bank first (R27).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from app.fanout import channels
+from app.tables import messages as m
+from app.tables import publishing
+from app.tables.errors import TableError
+from app.tables.state import Lifecycle, SeatInfo, TableState, stacks_view
+from app.wire import client as c
+from app.wire import process
+from app.wire.events import Left, PlayerFinished, PlayerMoved, TournamentInfo
+
+log = logging.getLogger("app.tables")
+
+REPORT_AGAIN = 2.0  # seconds a report waits for the director's orders before it goes again
+
+# what a player may not do at a tournament table: the director seats, the clock plays
+REFUSED: frozenset[type] = frozenset(
+    {
+        c.SitMsg, c.TopUpMsg, c.LeaveMsg, c.SitOutMsg, c.AutoPostMsg, c.HostSettingsMsg,
+        c.HostPauseMsg, c.HostRemoveMsg, c.HostBotsMsg, c.HostCloseMsg,
+    }
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class Directed:
+    """What a tournament table knows of its director's orders."""
+
+    tournament_id: int
+    epoch: int = 0  # the newest director epoch whose orders it took
+    go: bool = False  # it may deal its next hand (one hand a go)
+    round: int | None = None  # the hand-for-hand round of the next hand
+    level: int = 0
+    ended_at: float = 0.0  # when the last hand ended (the pause before the next runs from it)
+    reported: int | None = None  # the hand number last reported, until orders answer it
+    report_token: int = 0  # the report reminder that counts
+
+    @property
+    def channel(self) -> str:
+        return channels.director(self.tournament_id)
+
+
+def refuse(kind: type) -> NoReturn:
+    raise TableError(
+        "tournament_table",
+        "at a tournament table the director seats the players and the clock plays for the absent",
+    )
+
+
+def info(table: TableState) -> dict[str, Any] | None:
+    """The tournament part of the table's description (snapshot and `table` events)."""
+    d = table.directed
+    if d is None:
+        return None
+    s = table.pending_settings or table.settings
+    return {
+        "tournament_id": d.tournament_id,
+        "level": d.level,
+        "stakes": {
+            "ante": s.ante,
+            "bring_in": s.bring_in,
+            "small_bet": s.small_bet,
+            "big_bet": s.big_bet,
+            "variant": s.variant.value,
+        },
+        "waiting": not d.go and table.hand is None,
+        "round": d.round,
+    }
+
+
+def hand_over(table: TableState) -> None:
+    """The hand is over: the busted leave their seats (their entries are out once the hand
+    is written), and the table waits for the director; the report goes out once the hand is
+    written (`report`), so the director never places a bust a crash could undo."""
+    d = table.directed
+    assert d is not None
+    d.go = False
+    d.ended_at = table.clock.monotonic()
+    for info_ in [i for i in table.seats.values() if i.stack <= 0]:
+        del table.seats[info_.seat]
+        del table.by_user[info_.user_id]
+        table.say(Left(info_.seat, info_.user_id, 0, "busted"))
+    publishing.say_seats(table)
+    d.reported = table.hand_number
+
+
+def report(table: TableState) -> None:
+    """Tell the director how the table stands (after a written hand, at start, or again when
+    orders are slow to come): on its channel, behind the table's events."""
+    d = table.directed
+    if d is None or table.hand is not None or table.unwritten:
+        return
+    body = {
+        "table": table.id,
+        "hand": d.reported,
+        "epoch": d.epoch,
+        "seats": stacks_view(table),
+        "start": {str(u): table.start_stacks.get(s, 0) for s, u in table.hand_users.items()},
+        "round": d.round,
+    }
+    table.send(d.channel, json.dumps(body, separators=(",", ":")))
+    d.report_token += 1
+    token = d.report_token
+    table.clock.call_later(REPORT_AGAIN, lambda: table.post(m.ReportAgain(token)))
+
+
+async def report_again(table: TableState, msg: m.ReportAgain) -> None:
+    d = table.directed
+    if d is not None and msg.token == d.report_token and not d.go and table.hand is None:
+        report(table)
+
+
+async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, Any]:
+    """The director's orders, carried out whole or refused whole (nothing changes)."""
+    d = table.directed
+    if d is None or msg.tournament_id != d.tournament_id:
+        raise TableError("not_tournament", "this table plays no part in that tournament")
+    if msg.epoch < d.epoch:
+        raise TableError("stale_director", "a newer director runs this tournament")
+    _check(table, msg)
+    d.epoch = msg.epoch
+    moved = {order.user_id: await _unseat(table, order) for order in msg.unseat}
+    for order in msg.seat:
+        if order.user_id not in table.by_user:
+            await _seat(table, order)
+    if msg.stakes is not None:
+        await _stakes(table, msg.stakes)
+    for f in msg.finished:
+        table.say(PlayerFinished(f.user_id, f.name, f.place, f.of, f.prize))
+    for user, ms in msg.bank_add.items():
+        seat = table.by_user.get(int(user))
+        if seat is not None:
+            table.seats[seat].time_bank_ms += ms
+    if msg.refill_ms:
+        for seat_info in table.seats.values():
+            seat_info.time_bank_ms = min(msg.bank_cap_ms, seat_info.time_bank_ms + msg.refill_ms)
+    if msg.close:
+        return await _close(table, moved)
+    d.round = msg.round
+    if msg.deal and not d.go:
+        d.go = True
+        d.reported = None
+        pause = table.settings.hand_pause_ms / 1000
+        table.want_hand(max(0.0, pause - (table.clock.monotonic() - d.ended_at)))
+    say_info(table)
+    return answer(table, moved)
+
+
+def say_info(table: TableState) -> None:
+    body = info(table)
+    if body is not None:
+        table.say(TournamentInfo(**body))
+
+
+def answer(table: TableState, moved: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
+    d = table.directed
+    assert d is not None
+    return {
+        "seats": stacks_view(table),
+        "moved": {str(u): list(v) for u, v in (moved or {}).items()},
+        "in_hand": table.hand is not None,
+        "reported": d.reported,
+        "closed": table.closed,
+    }
+
+
+def _check(table: TableState, msg: process.DirectorOrders) -> None:
+    if msg.unseat and table.hand is not None:
+        raise TableError("in_hand", "players move between hands: this table is playing one")
+    for leaver in msg.unseat:
+        if leaver.user_id not in table.by_user:
+            raise TableError("not_seated", f"user {leaver.user_id} has no seat at this table")
+    leaving = {table.by_user[o.user_id] for o in msg.unseat}
+    seats = {o.seat for o in msg.seat if o.user_id not in table.by_user}
+    for order in msg.seat:
+        if order.user_id in table.by_user:
+            continue  # a repeat: seated already
+        if not 0 <= order.seat < table.settings.max_seats:
+            raise TableError(
+                "invalid_seat", f"seats are numbered 0 to {table.settings.max_seats - 1}"
+            )
+        if order.seat in table.seats and order.seat not in leaving:
+            raise TableError("seat_taken", f"seat {order.seat} is taken")
+    if len(seats) != len([o for o in msg.seat if o.user_id not in table.by_user]):
+        raise TableError("seat_taken", "two players ordered into one seat")
+    if msg.close and (len(table.seats) > len(msg.unseat) or msg.seat):
+        raise TableError("not_empty", "a tournament table closes once its players have moved")
+
+
+async def _unseat(table: TableState, order: process.UnseatOrder) -> tuple[int, int]:
+    user = order.user_id
+    info_ = table.seats[table.by_user[user]]
+    stacks = stacks_view(table)
+    del stacks[str(info_.seat)]
+    chips = await table.store.unseat_entry(table.id, user, stacks=stacks)
+    del table.seats[info_.seat]
+    del table.by_user[user]
+    table.say(Left(info_.seat, user, 0, "moved"))
+    if order.to_table is not None:  # the moved player's page follows them there
+        table.say(PlayerMoved(user, info_.name, order.to_table, order.seat))
+    publishing.say_seats(table)
+    return chips, info_.time_bank_ms
+
+
+async def _seat(table: TableState, order: process.SeatOrder) -> None:
+    stacks = stacks_view(table)
+    stacks[str(order.seat)] = [order.user_id, order.chips]
+    await table.store.seat_entry(table.id, order.entry_id, order.seat, stacks=stacks)
+    info_ = SeatInfo(order.seat, order.user_id, order.name, order.chips, f"e{order.entry_id}")
+    info_.bot = order.bot
+    info_.time_bank_ms = order.time_bank_ms
+    table.seats[info_.seat] = info_
+    table.by_user[info_.user_id] = info_.seat
+    table.members.add(info_.user_id)
+    publishing.say_seats(table)
+
+
+async def _stakes(table: TableState, stakes: process.Stakes) -> None:
+    d = table.directed
+    assert d is not None
+    d.level = stakes.level
+    current = table.pending_settings or table.settings
+    changes = {
+        "ante": stakes.ante,
+        "bring_in": stakes.bring_in,
+        "small_bet": stakes.small_bet,
+        "big_bet": stakes.big_bet,
+        "variant": stakes.variant,
+        "raise_cap": stakes.raise_cap,
+        "open_pair": stakes.open_pair,
+    }
+    now = current.model_dump(mode="json")
+    if all(now[k] == v for k, v in changes.items()):
+        return
+    new = type(current).directed({**current.model_dump(), **changes})
+    if table.hand is not None:
+        table.pending_settings = new  # R26: never mid-hand
+    else:
+        await table.store.save_settings(table.id, new)
+        table.settings = new
+        table.pending_settings = None
+    publishing.say_table(table)
+
+
+async def _close(table: TableState, moved: dict[int, tuple[int, int]]) -> dict[str, Any]:
+    if table.hand is not None:
+        raise TableError("in_hand", "a tournament table closes between hands")
+    table.become(Lifecycle.CLOSING)
+    table.turn_alarm.cancel()
+    await table.store.close(table.id)
+    table.become(Lifecycle.CLOSED)
+    publishing.say_table(table)
+    return answer(table, moved)

@@ -1,0 +1,97 @@
+"""The director's writes and reads, each in its own transaction and every write fenced by
+the director's lease (a stale director writes nothing: `LeaseLost`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import select
+
+from app.store import tournaments as store
+from app.store.db import Database
+from app.store.models import PokerTable, User
+from app.store.tournament_models import Tournament
+from app.tournaments.state import Entry
+
+
+class Books:
+    def __init__(self, db: Database, tournament_id: int, owner: str, epoch: int) -> None:
+        self.db = db
+        self.id = tournament_id
+        self.owner = owner
+        self.epoch = epoch
+
+    async def _fence(self, s: Any) -> None:
+        await store.check_director(s, self.id, self.owner, self.epoch)
+
+    async def tournament(self) -> Tournament:
+        async with self.db.session() as s:
+            return await store.get_tournament(s, self.id)
+
+    async def entries(self) -> list[Entry]:
+        async with self.db.session() as s:
+            rows = await store.entries(s, self.id)
+            users = {r.user_id for r in rows}
+            names = dict(
+                (await s.execute(select(User.id, User.name).where(User.id.in_(users)))).tuples()
+            )
+        out = []
+        for order, r in enumerate(sorted(rows, key=lambda r: (r.registered_at, r.id))):
+            group = f"r{r.bust_round}" if r.bust_round is not None else f"h{r.bust_hand}"
+            out.append(
+                Entry(
+                    r.id, r.user_id, names.get(r.user_id, "?"), r.number, order, r.status,
+                    r.chips, r.bot, r.table_id, r.seat, r.moves, r.place, r.prize,
+                    r.time_bank_ms or 0, r.pause_left_ms or 0, r.bust_stack or 0,
+                    r.bust_hand or 0, group,
+                )
+            )  # fmt: skip
+        return out
+
+    async def open_tables(self) -> dict[int, int]:
+        """The tournament's open tables and their seats."""
+        async with self.db.session() as s:
+            rows = await s.execute(
+                select(PokerTable.id, PokerTable.max_seats).where(
+                    PokerTable.tournament_id == self.id, PokerTable.status == "open"
+                )
+            )
+            return dict(rows.tuples())
+
+    async def save(self, values: Mapping[str, Any]) -> None:
+        async with self.db.transaction() as s:
+            await self._fence(s)
+            await store.save_director(s, self.id, values)
+
+    async def pay(self, placed: Sequence[tuple[int, int, int]]) -> None:
+        async with self.db.transaction() as s:
+            await self._fence(s)
+            await store.pay_prizes(s, self.id, placed)
+
+    async def draw(self, purpose: str, scheme: str, commitment: str, result: Any) -> int:
+        """A draw made with the committed seed: what it drew from and what it gave."""
+        async with self.db.transaction() as s:
+            await self._fence(s)
+            seq = await store.add_draw(s, self.id, purpose, scheme, commitment)
+            await store.reveal_draw(s, self.id, seq, None, result)
+            return seq
+
+    async def reveal(self, seq: int, seed_hex: str, result: Any) -> None:
+        async with self.db.transaction() as s:
+            await self._fence(s)
+            await store.reveal_draw(s, self.id, seq, seed_hex, result)
+
+    async def draws(self) -> list[Any]:
+        async with self.db.session() as s:
+            return list(await store.draws(s, self.id))
+
+    async def refund_all(self) -> None:
+        async with self.db.transaction() as s:
+            await self._fence(s)
+            await store.refund_all(s, self.id, key_prefix=f"cancel:{self.id}")
+
+    async def set_bank(self, entry_id: int, time_bank_ms: int, pause_left_ms: int) -> None:
+        async with self.db.transaction() as s:
+            await self._fence(s)
+            await store.save_entry_clock(s, entry_id, time_bank_ms, pause_left_ms)

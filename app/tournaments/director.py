@@ -1,0 +1,838 @@
+"""One tournament's director: a task that owns the tournament's state and handles one
+message at a time (a table's report, its clock's tick, a host's or player's command), as a
+table does (lichess's round actor is the model).
+
+Its tables deal one hand for each of its go's: after every hand a table reports (once the
+hand is written) and the director answers with orders: the busts placed and paid (R31,
+R34), the players moved (R33), the level's stakes (R26), and deal or wait (hand-for-hand
+R32, a break, a table waiting to be balanced, the tournament frozen R37). Every choice it
+makes by chance comes from the seed it committed to when the tournament was made (R38).
+Everything that outlives a crash is written first (`Books`, fenced by its lease): after
+kill -9 another process rebuilds it from the database and asks each table how it stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.tournament import balancing, draws, payouts, places
+from app.engine.tournament.structure import Level, Structure
+from app.fanout import BaseFanout, channels
+from app.inbox import Inbox
+from app.store.types import utcnow
+from app.tables.clock import Clock
+from app.tables.errors import TableError
+from app.tournaments.books import Books
+from app.tournaments.state import Bust, Entry, LevelClock, Slot
+from app.wire import process as p
+
+log = logging.getLogger("app.tournaments")
+
+TICK = 1.0  # seconds between looks at the level clock
+AskTable = Callable[[int, p.DirectorOrders], Awaitable[dict[str, Any]]]
+MakeTable = Callable[[dict[str, Any]], Awaitable[int]]  # a table's settings -> its id
+
+
+@dataclass(frozen=True, slots=True)
+class Reported:
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    args: dict[str, Any]
+
+
+class DirectorError(TableError):
+    pass
+
+
+class Director:
+    def __init__(
+        self,
+        books: Books,
+        *,
+        fanout: BaseFanout,
+        clock: Clock,
+        ask_table: AskTable,
+        make_table: MakeTable,
+        on_finish: Callable[[int], Awaitable[None]] | None = None,
+        holds: Callable[[], bool] = lambda: True,
+    ) -> None:
+        self.books = books
+        self.holds = holds  # its lease is surely held: else it says and writes nothing
+        self.id = books.id
+        self.fanout = fanout
+        self.clock = clock
+        self.ask_table = ask_table
+        self.make_table = make_table
+        self.on_finish = on_finish
+        self.mailbox: Inbox[tuple[Any, asyncio.Future[Any] | None]] = Inbox()
+        self.entries: dict[int, Entry] = {}
+        self.slots: dict[int, Slot] = {}
+        self.clock_: LevelClock = LevelClock()
+        self.pending: list[Bust] = []  # busts not placed yet
+        self.round: int | None = None  # hand-for-hand: the round being played
+        self.status = "registering"
+        self.frozen = False
+        self.moves_made = 0
+        self.hands = 0
+        self.most_tables = 0
+        self.breaks: list[int] = []  # tables broken, in order
+        self.break_order: list[int] = []
+        self.waiting: frozenset[int] = frozenset()  # tables 3 or more short: wait (R33)
+        self.notices: dict[int, list[p.Finished]] = {}  # table -> places it is to announce
+        self.busted_at: dict[int, int] = {}  # entry -> the table it busted at
+        self.refilled: dict[int, int] = {}  # table -> the level its time banks were refilled for
+        self.seed: bytes | None = None
+        self.task: asyncio.Task[None] | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._sub: Any = None
+        self._tick: Any = None
+        self.done = asyncio.Event()
+
+    # -- life ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load the tournament and run: a fresh start deals it, a rebuild goes on."""
+        t = await self.books.tournament()
+        self.t = t
+        self.structure = Structure.from_dict(t.structure)
+        self.seed = bytes.fromhex((t.state or {}).get("seed", "")) or None
+        self._sub = await self.fanout.subscribe(channels.director(self.id))
+        self._reader = asyncio.get_running_loop().create_task(self._read(), name=f"dir-{self.id}-in")
+        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"director-{self.id}")
+        self.post(Command("begin", {}))
+
+    async def stop(self) -> None:
+        for task in (self.task, self._reader):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if self._tick is not None:
+            self._tick.cancel()
+        if self._sub is not None:
+            with contextlib.suppress(Exception):
+                await self._sub.close()
+
+    def post(self, msg: Any) -> None:
+        self.mailbox.put_nowait((msg, None))
+
+    async def request(self, name: str, args: dict[str, Any]) -> Any:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.mailbox.put_nowait((Command(name, args), future))
+        return await future
+
+    async def _read(self) -> None:
+        assert self._sub is not None
+        async for _, text in self._sub:
+            try:
+                body = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(body, dict) and isinstance(body.get("table"), int):
+                self.post(Reported(body))
+
+    async def _run(self) -> None:
+        while not self.done.is_set():
+            msg, future = await self.mailbox.get()
+            while not self.holds():  # a renewal in doubt: nothing goes out until it is settled
+                if self.done.is_set():
+                    return
+                await asyncio.sleep(0.1)
+            try:
+                result = await self._handle(msg)
+            except TableError as exc:
+                if future is not None and not future.done():
+                    future.set_exception(exc)
+                elif exc.code == "lease_lost":
+                    log.warning("tournament %s: lease lost; the director stops", self.id)
+                    self.done.set()
+            except Exception as exc:
+                log.exception("tournament %s: failed handling %r", self.id, msg)
+                if future is not None and not future.done():
+                    future.set_exception(TableError("internal_error", str(exc)))
+            else:
+                if future is not None and not future.done():
+                    future.set_result(result)
+
+    async def _handle(self, msg: Any) -> Any:
+        if isinstance(msg, Reported):
+            return await self._reported(msg.body)
+        if isinstance(msg, Tick):
+            return await self._ticked()
+        handler = COMMANDS.get(msg.name)
+        if handler is None:
+            raise DirectorError("unknown_command", f"unknown tournament command {msg.name}")
+        return await handler(self, msg.args)
+
+    def _schedule_tick(self) -> None:
+        self._tick = self.clock.call_later(TICK, lambda: self.post(Tick()))
+
+    # -- what the tournament is now --------------------------------------------------------
+
+    def alive(self) -> list[Entry]:
+        return [e for e in self.entries.values() if e.alive]
+
+    def level(self) -> Level:
+        return self.structure.playing_level(min(self.clock_.level, len(self.structure.levels) - 1))
+
+    def entrants(self) -> int:
+        return sum(1 for e in self.entries.values() if e.status != "unregistered")
+
+    def prizes(self) -> list[int]:
+        pool = int(self.t.prize_pool or 0)
+        return payouts.prizes(self.t.payouts, pool, max(1, self.entrants()))
+
+    def late_open(self) -> bool:
+        return self.status == "running" and self.clock_.level < int(self.t.late_levels or 0)
+
+    def stakes(self) -> p.Stakes:
+        level = self.level()
+        variant = level.variant or (self.t.variant if self.t.variant != "rotation" else "stud")
+        return p.Stakes(
+            level=self.clock_.level + 1,
+            ante=level.ante,
+            bring_in=level.bring_in,
+            small_bet=level.small_bet,
+            big_bet=level.big_bet,
+            variant=variant,  # type: ignore[arg-type]
+            raise_cap=len(self.alive()) > 2,  # R29
+            open_pair=self.structure.open_pair,  # type: ignore[arg-type]
+        )
+
+    def state(self) -> dict[str, Any]:
+        """The director's own state beside the tournament's columns (the crash window)."""
+        return {
+            "seed": self.seed.hex() if self.seed else "",
+            "pending": [b.to_dict() for b in self.pending],
+            "round": self.round,
+            "moves": self.moves_made,
+            "hands": self.hands,
+            "most_tables": self.most_tables,
+            "breaks": self.breaks,
+        }
+
+    async def save(self, **values: Any) -> None:
+        c = self.clock_
+        now = self.clock.monotonic()
+        await self.books.save(
+            {
+                "status": self.status,
+                "frozen": self.frozen,
+                "level": c.level,
+                "level_elapsed_ms": c.now_ms(now),
+                "clock_at": utcnow() if c.since is not None else None,
+                "level_hands": c.hands,
+                "hand_for_hand": self.round is not None,
+                "break_order": self.break_order,
+                "state": self.state(),
+                **values,
+            }
+        )
+
+    # -- the report of a table's hand ------------------------------------------------------
+
+    async def _reported(self, body: dict[str, Any]) -> None:
+        slot = self.slots.get(body["table"])
+        if slot is None or self.status != "running":
+            return
+        if body.get("hand") == slot.reported and not slot.in_hand:
+            await self._deal()  # a report again: its orders were lost or slow
+            return
+        self._took(slot, body)
+        await self.decide()
+
+    def _took(self, slot: Slot, body: dict[str, Any]) -> None:
+        """The table's word on its seats. A player dealt into its hand and gone from its
+        seats busted there; one seated after the hand began (a move) is not in its report
+        yet and keeps the seat the director gave."""
+        seats = {int(s): int(v[0]) for s, v in body["seats"].items()}
+        chips = {int(v[0]): int(v[1]) for v in body["seats"].values()}
+        starts = {int(u): int(v) for u, v in (body.get("start") or {}).items()}
+        hand = body.get("hand")
+        fresh = hand is not None and hand != slot.reported
+        by_user = {e.user_id: e for e in self.alive()}
+        if fresh:
+            group = f"r{body['round']}" if body.get("round") is not None else f"h{hand}"
+            for user in set(starts) - set(chips):
+                self._bust(by_user.get(user), slot, starts[user], int(hand), group)
+        for seat, user in slot.seats.items():
+            if user not in starts and user not in chips and seat not in seats:
+                seats[seat] = user  # seated by the director after the hand began
+        slot.opened += [s for s in slot.seats if s not in seats]
+        slot.opened = [s for s in slot.opened if s not in seats]
+        slot.seats = seats
+        for user, stack in chips.items():
+            entry = by_user.get(user)
+            if entry is not None:
+                entry.chips, entry.table_id, entry.status = stack, slot.table_id, "playing"
+        if fresh:
+            self.hands += 1
+            self.clock_.hands += 1
+        slot.reported = hand
+        slot.in_hand = False
+
+    def _bust(self, entry: Entry | None, slot: Slot, start: int, hand: int, group: str) -> None:
+        if entry is None or entry.table_id != slot.table_id:
+            return
+        entry.status, entry.chips, entry.table_id, entry.seat = "busted", 0, None, None
+        self.busted_at[entry.id] = slot.table_id
+        self.pending.append(Bust(entry.id, start, hand, group))
+
+    # -- deciding: places, the end, balance, the level, who deals ---------------------------
+
+    async def decide(self) -> None:
+        await self._place()
+        if self.status != "running":
+            return
+        if len(self.alive()) <= 1:
+            await self._finish()
+            return
+        await self._level_up()
+        await self._balance()
+        await self._deal()
+
+    async def _place(self) -> None:
+        """Place the busts whose places are decided (R31): not while late registration is
+        open (more entrants may come), and a hand-for-hand round once every table has
+        played it. Prizes are paid in the same step, once (R34)."""
+        if not self.pending or self.late_open():
+            return
+        if self.round is not None and any(s.in_hand for s in self.slots.values()):
+            return
+        prizes = self.prizes()
+        groups: dict[str, list[Bust]] = {}
+        for bust in self.pending:
+            groups.setdefault(bust.group, []).append(bust)
+        remaining = len(self.alive()) + len(self.pending)
+        placed: list[tuple[int, int, int]] = []
+        for group in sorted(groups.values(), key=lambda g: min(b.hand for b in g)):
+            ranked = [
+                places.Bust(b.entry_id, b.start_stack, self.entries[b.entry_id].order)
+                for b in group
+            ]
+            for done in places.place_busts(ranked, remaining, prizes):
+                placed.append((done.entry_id, done.place, done.prize))
+            remaining -= len(group)
+        await self.books.pay(placed)
+        self.pending = []
+        await self._tell_places(placed)
+
+    async def _tell_places(self, placed: list[tuple[int, int, int]]) -> None:
+        """Each place is told at the table where it was decided (the busted player's page
+        still watches it: "You finished 7th of 60")."""
+        of = self.entrants()
+        for entry_id, place, prize in placed:
+            e = self.entries[entry_id]
+            e.place, e.prize = place, prize
+            table = self.busted_at.get(e.id, e.table_id)
+            if table is not None:
+                finished = p.Finished(user_id=e.user_id, name=e.name, place=place, of=of, prize=prize)
+                self.notices.setdefault(table, []).append(finished)
+        await self.publish("places", {"places": [list(x) for x in placed]})
+
+    async def _finish(self) -> None:
+        winner = self.alive()
+        if winner:
+            w = winner[0]
+            done = places.winner(w.id, self.prizes())
+            await self.books.pay([(done.entry_id, done.place, done.prize)])
+            w.status, w.place, w.prize = "won", 1, done.prize
+            await self._tell_places([(done.entry_id, done.place, done.prize)])
+        self.status = "finished"
+        self.clock_.stop(self.clock.monotonic())
+        for slot in list(self.slots.values()):
+            await self._send(slot, p.DirectorOrders(
+                tournament_id=self.id, epoch=self.books.epoch,
+                unseat=[p.UnseatOrder(user_id=u) for u in slot.seats.values()],
+                finished=self.notices.pop(slot.table_id, []), close=True,
+            ))  # fmt: skip
+        await self.save(finished_at=utcnow())
+        if self.seed is not None:
+            await self._reveal()
+        await self.publish("finished", {})
+        self.done.set()
+        if self.on_finish is not None:
+            await self.on_finish(self.id)
+
+    async def _level_up(self) -> None:
+        """R26: the level moves on by time or by hands; the next hand dealt at every table
+        plays it (its stakes go with each table's next go)."""
+        levels = self.structure.levels
+        while self.clock_.level < len(levels) - 1:
+            level = levels[self.clock_.level]
+            now = self.clock_.now_ms(self.clock.monotonic())
+            by_time = level.minutes is not None and now >= level.minutes * 60_000
+            by_hands = level.hands is not None and self.clock_.hands >= level.hands
+            if not (by_time or by_hands):
+                return
+            self.clock_.next_level(self.clock.monotonic())
+            await self.save()
+            await self.publish("level", {"level": self.clock_.level + 1})
+
+    # -- balance (R33) ----------------------------------------------------------------------
+
+    def views(self) -> list[balancing.TableView]:
+        by_user = {e.user_id: e.id for e in self.alive()}
+        return [
+            balancing.TableView(
+                s.table_id, s.max_seats,
+                {seat: by_user[u] for seat, u in s.seats.items() if u in by_user},
+                tuple(s.opened), s.in_hand,
+            )
+            for s in sorted(self.slots.values(), key=lambda s: s.table_id)
+        ]  # fmt: skip
+
+    async def _balance(self) -> None:
+        self.waiting: frozenset[int] = frozenset()
+        if len(self.slots) < 2 or self.seed is None:
+            return
+        purpose = f"balance:{self.moves_made}:{self.hands}"
+        rng = draws.Rng(self.seed, purpose)
+        final = self.t.seats_per_table if len(self.alive()) <= self.t.seats_per_table else None
+        plan = balancing.plan(
+            self.views(),
+            moved={e.id: e.moves for e in self.alive()},
+            rng=rng,
+            final_table_seats=final,
+            break_order=[t for t in self.break_order if t in self.slots],
+        )
+        self.waiting = plan.waiting
+        if plan.moves:
+            await self.books.draw(purpose, draws.SCHEME, "", {
+                "moves": [[m.entry_id, m.from_table, m.to_table, m.to_seat] for m in plan.moves],
+                "breaking": list(plan.breaking),
+            })  # fmt: skip
+        for move in plan.moves:
+            await self._move(move)
+        for table_id in plan.breaking:
+            slot = self.slots.get(table_id)
+            if slot is not None and not slot.seats and not slot.in_hand:
+                await self._close(slot)
+
+    async def _move(self, move: balancing.Move) -> None:
+        """Off one table between its hands, onto the other at once (dealt in at its next
+        hand): never at two tables, the chips written with each step."""
+        entry = self.entries[move.entry_id]
+        source, target = self.slots[move.from_table], self.slots[move.to_table]
+        answer = await self._send(source, p.DirectorOrders(
+            tournament_id=self.id, epoch=self.books.epoch,
+            unseat=[p.UnseatOrder(user_id=entry.user_id, to_table=target.table_id,
+                                  seat=move.to_seat)],
+        ))  # fmt: skip
+        if answer is None:
+            return
+        chips, bank = answer["moved"][str(entry.user_id)]
+        source.seats.pop(entry.seat if entry.seat is not None else -1, None)
+        source.seats = {s: u for s, u in source.seats.items() if u != entry.user_id}
+        entry.chips, entry.time_bank_ms, entry.table_id = int(chips), int(bank), None
+        entry.moves += 1
+        self.moves_made += 1
+        await self._seat(entry, target, move.to_seat)
+
+    async def _seat(self, entry: Entry, target: Slot, seat: int) -> bool:
+        order = p.SeatOrder(
+            entry_id=entry.id, user_id=entry.user_id, name=entry.name, seat=seat,
+            chips=entry.chips, bot=entry.bot, time_bank_ms=entry.time_bank_ms,
+        )  # fmt: skip
+        answer = await self._send(target, p.DirectorOrders(
+            tournament_id=self.id, epoch=self.books.epoch, seat=[order], stakes=self.stakes(),
+        ))  # fmt: skip
+        if answer is None:
+            return False  # in transit: seated again at the next decision (`_seat_strays`)
+        entry.table_id, entry.seat, entry.status = target.table_id, seat, "playing"
+        target.seats[seat] = entry.user_id
+        if seat in target.opened:
+            target.opened.remove(seat)
+        return True
+
+    async def _close(self, slot: Slot) -> None:
+        answer = await self._send(slot, p.DirectorOrders(
+            tournament_id=self.id, epoch=self.books.epoch, close=True,
+            finished=self.notices.pop(slot.table_id, []),
+        ))  # fmt: skip
+        if answer is not None:
+            del self.slots[slot.table_id]
+            self.breaks.append(slot.table_id)
+
+    # -- who deals --------------------------------------------------------------------------
+
+    def may_deal(self, slot: Slot) -> bool:
+        if self.frozen or self.status != "running" or self.level().is_break:
+            return False
+        return slot.table_id not in self.waiting and len(slot.seats) >= 2
+
+    async def _deal(self) -> None:
+        """Every table between hands gets its orders: deal, or wait. Hand-for-hand (R32),
+        no table deals until every table has finished the round's hand; then all deal the
+        next round together."""
+        self._hand_for_hand()
+        idle = [s for s in self.slots.values() if not s.in_hand]
+        if self.round is None:
+            for slot in idle:
+                await self._answer(slot, self.may_deal(slot), None)
+            return
+        if len(idle) < len(self.slots):
+            for slot in idle:
+                await self._answer(slot, False, None)
+            return
+        self.round += 1
+        for slot in idle:
+            await self._answer(slot, self.may_deal(slot), self.round)
+
+    def _hand_for_hand(self) -> None:
+        """R32: on the bubble and at big pay jumps, while more than one table plays, every
+        table plays each hand together; a round's busts are simultaneous."""
+        left = len(self.alive())
+        prizes = self.prizes()
+        paid = len(prizes)
+
+        def prize(place: int) -> int:
+            return prizes[place - 1] if 0 < place <= paid else 0
+
+        jump = prize(left) == 0 and prize(left - 1) > 0  # the bubble
+        jump = jump or (prize(left) > 0 and prize(left - 1) >= 2 * prize(left))
+        on = len(self.slots) > 1 and jump
+        if on and self.round is None:
+            self.round = 0
+        elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):
+            self.round = None
+
+    async def _answer(self, slot: Slot, deal: bool, round_: int | None) -> None:
+        orders = p.DirectorOrders(
+            tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(), deal=deal,
+            round=round_, finished=self.notices.pop(slot.table_id, []),
+            refill_ms=self._refill_for(slot), bank_cap_ms=int(self.t.time_bank_ms or 0),
+        )  # fmt: skip
+        if await self._send(slot, orders) is not None and deal:
+            slot.in_hand = True
+            slot.round = round_
+
+    def _refill_for(self, slot: Slot) -> int:
+        """R27: each level refills the time banks a little, once per table and level."""
+        done = self.refilled.setdefault(slot.table_id, self.clock_.level)
+        if done < self.clock_.level:
+            self.refilled[slot.table_id] = self.clock_.level
+            return int(self.t.time_bank_refill_ms or 0)
+        return 0
+
+    async def _send(self, slot: Slot, orders: p.DirectorOrders) -> dict[str, Any] | None:
+        try:
+            return await self.ask_table(slot.table_id, orders)
+        except TableError as exc:
+            if exc.code == "stale_director":
+                raise DirectorError("lease_lost", "a newer director runs this tournament") from None
+            log.info("tournament %s: table %s refused orders: %s", self.id, slot.table_id, exc)
+            return None
+
+    async def publish(self, kind: str, body: dict[str, Any]) -> None:
+        text = json.dumps({"type": kind, "tournament_id": self.id, **body}, separators=(",", ":"))
+        with contextlib.suppress(Exception):
+            await self.fanout.publish_many([(channels.tournament(self.id), text)])
+
+    # -- the clock -------------------------------------------------------------------------
+
+    async def _ticked(self) -> None:
+        self._schedule_tick()
+        if self.status != "running" or self.frozen:
+            return
+        await self._seat_strays()
+        await self.decide()
+        await self.save()  # the clock, each second: a crash loses at most that (R37)
+
+    async def _seat_strays(self) -> None:
+        """Entries between tables (a move cut by a crash, a late entry): seated by the draw."""
+        strays = [e for e in self.alive() if e.table_id is None and e.status in ("registered", "playing")]
+        for entry in strays:
+            target = self._open_seat(f"stray:{entry.id}:{self.hands}")
+            if target is not None:
+                await self._seat(entry, *target)
+
+    def _open_seat(self, purpose: str) -> tuple[Slot, int] | None:
+        """TDA 10's two-step draw: a table with a free seat, then a seat there; the table
+        with the fewest players first, so balance holds."""
+        assert self.seed is not None
+        rng = draws.Rng(self.seed, purpose)
+        free = [s for s in self.slots.values() if len(s.seats) < s.max_seats]
+        if not free:
+            return None
+        fewest = min(len(s.seats) for s in free)
+        slot = rng.choice(sorted((s for s in free if len(s.seats) == fewest), key=lambda s: s.table_id))
+        seats = [i for i in range(slot.max_seats) if i not in slot.seats]
+        return slot, rng.choice(seats)
+
+    async def _reveal(self) -> None:
+        assert self.seed is not None
+        for d in await self.books.draws():
+            if d.purpose == "master":
+                await self.books.reveal(d.seq, self.seed.hex(), d.result)
+
+
+COMMANDS: dict[str, Callable[[Director, dict[str, Any]], Awaitable[Any]]] = {}
+
+
+# -- the commands: the start, a rebuild, and what hosts, players and operators ask -------
+
+
+async def begin(d: Director, args: dict[str, Any]) -> None:
+    d.entries = {e.id: e for e in await d.books.entries()}
+    if d.t.status == "registering":
+        await _start_fresh(d)
+    else:
+        await _rebuild(d)
+    d._schedule_tick()
+
+
+def _table_values(d: Director, number: int) -> dict[str, Any]:
+    """A tournament table's settings: the first level's stakes, no rake, the tournament's
+    clock, and a timeout that checks or folds (R28: no all-in protection)."""
+    stakes = d.stakes()
+    t = d.t
+    return {
+        "name": f"{t.name[:52]} {number}",
+        "variant": stakes.variant,
+        "ante": stakes.ante,
+        "bring_in": stakes.bring_in,
+        "small_bet": stakes.small_bet,
+        "big_bet": stakes.big_bet,
+        "max_seats": t.seats_per_table,
+        "action_timer_ms": t.action_timer_ms,
+        "hand_pause_ms": t.hand_pause_ms,
+        "bot_delay_ms": t.bot_delay_ms,
+        "timeout_action": "fold",
+        "private": bool(t.private),
+        "sit_out_limit": 0,
+        "open_pair": d.structure.open_pair,
+    }
+
+
+async def _start_fresh(d: Director) -> None:
+    """The draw for seats (R33, R38), the tables, and the first deal."""
+    players = sorted((e for e in d.entries.values() if e.status == "registered"), key=lambda e: e.id)
+    if len(players) < max(2, int(d.t.min_players)):
+        await _cancel(d, "too few players")
+        return
+    assert d.seed is not None
+    seats = int(d.t.seats_per_table)
+    count = math.ceil(len(players) / seats)
+    drawn = draws.seat_draw(d.seed, [e.id for e in players], count, seats)
+    await d.books.draw("seats", draws.SCHEME, "", {
+        "entries": [e.id for e in players], "tables": count, "seats_per_table": seats,
+        "drawn": {str(k): list(v) for k, v in drawn.items()},
+    })  # fmt: skip
+    table_ids = [await d.make_table(_table_values(d, i + 1)) for i in range(count)]
+    order = list(range(count))
+    draws.Rng(d.seed, "break_order").shuffle(order)
+    d.break_order = [table_ids[i] for i in order]
+    await d.books.draw("break_order", draws.SCHEME, "", {"tables": table_ids, "order": d.break_order})
+    for table_id in table_ids:
+        d.slots[table_id] = Slot(table_id, seats, in_hand=False)
+    d.most_tables = count
+    d.status = "running"
+    d.clock_.run(d.clock.monotonic())
+    d.t = await d.books.tournament()  # the prize pool as the ledger holds it
+    await d.save(started_at=utcnow())
+    for entry in players:
+        index, seat = drawn[entry.id]
+        await d._seat(entry, d.slots[table_ids[index]], seat)
+    await d.publish("started", {"tables": table_ids})
+    await d.decide()
+
+
+async def _rebuild(d: Director) -> None:
+    """After a crash or a move: the tournament as the database has it, each table asked
+    how it stands; the clock goes on where it was written, the outage left out (R37)."""
+    t = d.t
+    state = t.state or {}
+    d.status, d.frozen = t.status, bool(t.frozen)
+    d.clock_ = LevelClock(int(t.level), int(t.level_elapsed_ms), None, int(t.level_hands))
+    d.round = state.get("round")
+    d.moves_made, d.hands = int(state.get("moves", 0)), int(state.get("hands", 0))
+    d.most_tables, d.breaks = int(state.get("most_tables", 0)), list(state.get("breaks", []))
+    d.break_order = list(t.break_order or [])
+    d.pending = [Bust(**b) for b in state.get("pending", [])]
+    pending = {b.entry_id for b in d.pending}
+    for e in d.entries.values():
+        if e.status == "busted" and e.place is None and e.id not in pending:
+            d.pending.append(Bust(e.id, e.bust_stack, e.bust_hand, e.bust_group))
+    if d.status != "running":
+        d.done.set()
+        return
+    for table_id, seats in (await d.books.open_tables()).items():
+        slot = d.slots[table_id] = Slot(table_id, seats)
+        answer = await d._send(slot, p.DirectorOrders(tournament_id=d.id, epoch=d.books.epoch))
+        if answer is not None:
+            slot.seats = {int(s): int(v[0]) for s, v in answer["seats"].items()}
+            slot.in_hand, slot.reported = bool(answer["in_hand"]), answer["reported"]
+    outage = 0
+    if t.clock_at is not None and not d.frozen:
+        outage = max(0, round((utcnow() - t.clock_at).total_seconds() * 1000))
+        d.clock_.run(d.clock.monotonic())
+    await d.save()
+    await d.publish("clock", {"resumed": True, "outage_ms": outage, "level": d.clock_.level + 1,
+                              "elapsed_ms": d.clock_.elapsed_ms})  # fmt: skip
+    log.warning("tournament %s: rebuilt; the clock resumes, %d ms of outage left out", d.id, outage)
+    await d._seat_strays()
+    await d.decide()
+
+
+async def _cancel(d: Director, why: str) -> None:
+    await d.books.refund_all()
+    d.status = "cancelled"
+    d.clock_.stop(d.clock.monotonic())
+    for slot in list(d.slots.values()):
+        await d._send(slot, p.DirectorOrders(
+            tournament_id=d.id, epoch=d.books.epoch,
+            unseat=[p.UnseatOrder(user_id=u) for u in slot.seats.values()], close=True,
+        ))  # fmt: skip
+    await d.save(finished_at=utcnow())
+    if d.seed is not None:
+        await d._reveal()
+    await d.publish("cancelled", {"why": why})
+    d.done.set()
+    log.info("tournament %s cancelled: %s", d.id, why)
+
+
+async def freeze(d: Director, args: dict[str, Any]) -> dict[str, Any]:
+    """R37: every table stops at the end of its hand, and the clock stops; resuming gives
+    the clock and the level back exactly."""
+    if d.status != "running":
+        raise DirectorError("not_running", "the tournament is not running")
+    on = bool(args.get("frozen", True))
+    if on and not d.frozen:
+        d.frozen = True
+        d.clock_.stop(d.clock.monotonic())
+    elif not on and d.frozen:
+        d.frozen = False
+        d.clock_.run(d.clock.monotonic())
+    await d.save()
+    await d.publish("frozen" if d.frozen else "resumed", {"level": d.clock_.level + 1})
+    await d.decide()
+    return {"frozen": d.frozen}
+
+
+async def cancel(d: Director, args: dict[str, Any]) -> dict[str, Any]:
+    """R36: the host may cancel until the first bust (everyone refunded); an operator also
+    later: the prizes decided stay paid, the rest of the pool is shared by chips."""
+    if d.status != "running":
+        raise DirectorError("not_running", "the tournament is not running")
+    anyone_out = any(e.status == "busted" for e in d.entries.values())
+    if anyone_out and not args.get("operator"):
+        raise DirectorError(
+            "in_the_money_already",
+            "a player is out already: only an operator may cancel now (docs/rules.md R36)",
+        )
+    if anyone_out:
+        await _chop(d)
+        return {"cancelled": True, "chopped": True}
+    await _cancel(d, str(args.get("why", "cancelled by the host")))
+    return {"cancelled": True}
+
+
+async def _chop(d: Director) -> None:
+    """R36 under way: the busts pending are placed, then the rest of the prize pool goes to
+    the players left in proportion to their chips (odd chips to the bigger stacks first)."""
+    await d._place()
+    left = sorted(d.alive(), key=lambda e: (-e.chips, e.order))
+    paid = sum(e.prize or 0 for e in d.entries.values())
+    rest = int(d.t.prize_pool or 0) - paid
+    total = sum(e.chips for e in left) or 1
+    shares = [rest * e.chips // total for e in left]
+    for i in range(rest - sum(shares)):
+        shares[i % len(shares)] += 1
+    placed = [(e.id, i + 1, shares[i]) for i, e in enumerate(left)]
+    await d.books.pay(placed)
+    for e, (_, place, prize) in zip(left, placed, strict=True):
+        e.status, e.place, e.prize = "busted", place, prize
+    await _cancel(d, "cancelled by an operator: the prize pool shared by chips")
+
+
+async def entries_changed(d: Director, args: dict[str, Any]) -> dict[str, Any]:
+    """A late registration, a re-entry: the new entries are seated by the draw."""
+    for e in await d.books.entries():
+        known = d.entries.get(e.id)
+        if known is None:
+            d.entries[e.id] = e
+    d.t = await d.books.tournament()
+    await d._seat_strays()
+    await d.decide()
+    return {"entries": d.entrants()}
+
+
+async def view(d: Director, args: dict[str, Any]) -> dict[str, Any]:
+    """The tournament as its page shows it, now."""
+    now = d.clock.monotonic()
+    level = d.structure.levels[min(d.clock_.level, len(d.structure.levels) - 1)]
+    left_ms = None
+    if level.minutes is not None:
+        left_ms = max(0, level.minutes * 60_000 - d.clock_.now_ms(now))
+    alive = d.alive()
+    return {
+        "status": d.status,
+        "frozen": d.frozen,
+        "level": d.clock_.level + 1,
+        "level_left_ms": left_ms,
+        "level_hands_left": None if level.hands is None else max(0, level.hands - d.clock_.hands),
+        "is_break": level.is_break,
+        "stakes": d.stakes().model_dump(),
+        "players_left": len(alive),
+        "average_stack": sum(e.chips for e in alive) // len(alive) if alive else 0,
+        "hand_for_hand": d.round is not None,
+        "tables": [{"id": s.table_id, "players": len(s.seats)} for s in d.slots.values()],
+        "hands": d.hands,
+        "moves": d.moves_made,
+        "most_tables": d.most_tables,
+        "breaks": list(d.breaks),
+    }
+
+
+COMMANDS.update(
+    {
+        "begin": begin,
+        "freeze": freeze,
+        "cancel": cancel,
+        "entries": entries_changed,
+        "view": view,
+    }
+)
+
+
+async def pause_for_me(d: Director, args: dict[str, Any]) -> dict[str, Any]:
+    """The host gives a player time ("pause for me") from the player's own allowance: it
+    joins their time bank at their table (R27)."""
+    user, ms = int(args["user"]), int(args["ms"])
+    entry = next((e for e in d.alive() if e.user_id == user), None)
+    if entry is None or entry.table_id is None:
+        raise DirectorError("not_playing", "that player is not seated in this tournament")
+    if not 0 < ms <= entry.pause_left_ms:
+        raise DirectorError(
+            "allowance_spent", f"that player has {entry.pause_left_ms // 1000} s of pause left"
+        )
+    slot = d.slots[entry.table_id]
+    answer = await d._send(slot, p.DirectorOrders(
+        tournament_id=d.id, epoch=d.books.epoch, bank_add={str(user): ms},
+    ))  # fmt: skip
+    if answer is None:
+        raise DirectorError("try_again", "the player's table did not answer: try again")
+    entry.pause_left_ms -= ms
+    entry.time_bank_ms += ms
+    await d.books.set_bank(entry.id, entry.time_bank_ms, entry.pause_left_ms)
+    return {"pause_left_ms": entry.pause_left_ms}
+
+
+COMMANDS["pause_for_me"] = pause_for_me
