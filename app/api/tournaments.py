@@ -154,6 +154,25 @@ async def unregister(tournament_id: int, body: Entering, db: DB, player: Current
     )
 
 
+class Buying(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    request_id: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+@router.post("/{tournament_id}/rebuy")
+async def rebuy(tournament_id: int, body: Buying, services: Services, player: CurrentPlayer) -> Any:
+    """R35: a rebuy (at or below the starting stack, during the rebuy period)."""
+    args = {"kind": "rebuy", "user": player.user_id, "request_id": body.request_id}
+    return await _caught(tell(services, tournament_id, "buy_chips", args))
+
+
+@router.post("/{tournament_id}/addon")
+async def addon(tournament_id: int, body: Buying, services: Services, player: CurrentPlayer) -> Any:
+    """R35: the add-on, once, in the level after the rebuy period."""
+    args = {"kind": "addon", "user": player.user_id, "request_id": body.request_id}
+    return await _caught(tell(services, tournament_id, "buy_chips", args))
+
+
 @router.post("/{tournament_id}/host")
 async def host(tournament_id: int, body: HostCommand, services: Services, player: CurrentPlayer) -> Any:
     """The host's commands: start early (2 players at least), freeze and resume, cancel, and

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from app.fanout import channels
@@ -50,6 +50,7 @@ class Directed:
     ended_at: float = 0.0  # when the last hand ended (the pause before the next runs from it)
     reported: int | None = None  # the hand number last reported, until orders answer it
     report_token: int = 0  # the report reminder that counts
+    behind: list[process.AddChips] = field(default_factory=list)  # chips behind (R35)
 
     @property
     def channel(self) -> str:
@@ -93,6 +94,8 @@ def hand_over(table: TableState) -> None:
     d.go = False
     d.ended_at = table.clock.monotonic()
     for info_ in [i for i in table.seats.values() if i.stack <= 0]:
+        if any(o.user_id == info_.user_id for o in d.behind):
+            continue  # a rebuy behind: not out (R35)
         del table.seats[info_.seat]
         del table.by_user[info_.user_id]
         table.say(Left(info_.seat, info_.user_id, 0, "busted"))
@@ -143,6 +146,7 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
         await _stakes(table, msg.stakes)
     for f in msg.finished:
         table.say(PlayerFinished(f.user_id, f.name, f.place, f.of, f.prize))
+    added = [await _add(table, order) for order in msg.add]
     for user, ms in msg.bank_add.items():
         seat = table.by_user.get(int(user))
         if seat is not None:
@@ -159,13 +163,58 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
         pause = table.settings.hand_pause_ms / 1000
         table.want_hand(max(0.0, pause - (table.clock.monotonic() - d.ended_at)))
     say_info(table)
-    return answer(table, moved)
+    return {**answer(table, moved), "added": added}
 
 
 def say_info(table: TableState) -> None:
     body = info(table)
     if body is not None:
         table.say(TournamentInfo(**body))
+
+
+async def _add(table: TableState, order: process.AddChips) -> dict[str, Any]:
+    """A rebuy or add-on: now between hands, else behind until the hand ends."""
+    d = table.directed
+    assert d is not None
+    seat = table.by_user.get(order.user_id)
+    if seat is None:
+        raise TableError("not_seated", "that player has no seat at this table")
+    if table.in_hand(seat):
+        d.behind.append(order)
+        return {"user_id": order.user_id, "behind": True}
+    await _apply(table, order)
+    return {"user_id": order.user_id, "behind": False, "stack": table.seats[seat].stack}
+
+
+async def _apply(table: TableState, order: process.AddChips) -> None:
+    """Posted with the stack it joins, after the hand records (a player who lost every chip
+    in the hand the rebuy waited behind stays in: their entry is taken back from the bust)."""
+    if not await table.caught_up(1.0):
+        raise TableError("try_again", "the table is still saving its last hand; try again")
+    info_ = table.seats[table.by_user[order.user_id]]
+    stacks = stacks_view(table)
+    stacks[str(info_.seat)][1] += order.chips
+    await table.store.add_chips(
+        table.id, order.user_id, order.chips, kind=order.kind, price=order.price,
+        fee=order.fee, key=order.key, stacks=stacks,
+    )  # fmt: skip
+    info_.stack += order.chips
+    publishing.say_seats(table)
+
+
+async def apply_behind(table: TableState) -> None:
+    """Chips behind join their stacks when the hand ends (a refusal, say the balance fell
+    meanwhile, is logged: nothing was posted)."""
+    d = table.directed
+    assert d is not None
+    orders, d.behind = d.behind, []
+    for order in orders:
+        if order.user_id not in table.by_user:
+            continue
+        try:
+            await _apply(table, order)
+        except TableError as exc:
+            log.warning("table %s: a %s could not be taken: %s", table.id, order.kind, exc.message)
 
 
 def answer(table: TableState, moved: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:

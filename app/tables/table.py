@@ -537,6 +537,7 @@ class Table:
         if self.directed is not None and self.lifecycle is Lifecycle.IN_HAND:
             if self.pending_settings is not None:
                 await hosting.apply_settings(self, self.pending_settings)
+            await directed.apply_behind(self)
             directed.hand_over(self)  # reports once written; deals on the director's word
             self.become(Lifecycle.OPEN)
             return

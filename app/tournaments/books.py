@@ -44,7 +44,7 @@ class Books:
                     r.id, r.user_id, names.get(r.user_id, "?"), r.number, order, r.status,
                     r.chips, r.bot, r.table_id, r.seat, r.moves, r.place, r.prize,
                     r.time_bank_ms or 0, r.pause_left_ms or 0, r.bust_stack or 0,
-                    r.bust_hand or 0, group,
+                    r.bust_hand or 0, group, r.rebuys or 0, bool(r.addon),
                 )
             )  # fmt: skip
         return out

@@ -836,3 +836,50 @@ async def pause_for_me(d: Director, args: dict[str, Any]) -> dict[str, Any]:
 
 
 COMMANDS["pause_for_me"] = pause_for_me
+
+
+async def buy_chips(d: Director, args: dict[str, Any]) -> dict[str, Any]:
+    """R35: a rebuy during the rebuy period, at or below the starting stack; the add-on
+    once, in the level after it. Paid and added by the player's table between hands."""
+    kind, user = str(args["kind"]), int(args["user"])
+    cfg = d.t.rebuy
+    if d.status != "running" or not cfg:
+        raise DirectorError("no_rebuys", "this tournament has no rebuys")
+    entry = next((e for e in d.alive() if e.user_id == user), None)
+    if entry is None or entry.table_id is None or entry.table_id not in d.slots:
+        raise DirectorError("not_playing", "you have no seat in this tournament just now")
+    period = int(cfg["levels"])
+    starting = int(d.t.starting_chips)
+    if kind == "rebuy":
+        if d.clock_.level >= period:
+            raise DirectorError("rebuys_over", "the rebuy period is over")
+        if entry.chips > starting:
+            raise DirectorError(
+                "stack_too_big", f"a rebuy is at or below the starting stack ({starting} chips)"
+            )
+        chips, price, fee = int(cfg.get("chips") or starting), int(cfg["price"]), int(cfg["fee"])
+    else:
+        if cfg.get("addon_price") is None:
+            raise DirectorError("no_addon", "this tournament has no add-on")
+        if d.clock_.level != period:
+            raise DirectorError("addon_closed", "the add-on is taken in the level after the rebuys")
+        if entry.addon:
+            raise DirectorError("addon_taken", "you have taken the add-on already")
+        chips = int(cfg.get("addon_chips") or starting)
+        price, fee = int(cfg["addon_price"]), int(cfg.get("addon_fee") or 0)
+    order = p.AddChips(
+        user_id=user, kind=kind, chips=chips, price=price, fee=fee,  # type: ignore[arg-type]
+        key=f"{kind}:{d.id}:u{user}:{args['request_id']}",
+    )  # fmt: skip
+    answer = await d.ask_table(entry.table_id, p.DirectorOrders(
+        tournament_id=d.id, epoch=d.books.epoch, add=[order],
+    ))  # fmt: skip
+    if kind == "addon":
+        entry.addon = True
+    else:
+        entry.rebuys += 1
+    d.t = await d.books.tournament()  # the prize pool grew
+    return {"kind": kind, "chips": chips, **answer["added"][0]}
+
+
+COMMANDS["buy_chips"] = buy_chips

@@ -29,6 +29,8 @@ class Entry:
     bust_stack: int = 0  # the stack it started its last hand with, once busted (R31)
     bust_hand: int = 0
     bust_group: str = ""  # busts of one hand, or of one hand-for-hand round, are one group
+    rebuys: int = 0
+    addon: bool = False
 
     @property
     def alive(self) -> bool:

@@ -133,6 +133,18 @@ class UnseatOrder(_Mail):
     seat: int | None = None
 
 
+class AddChips(_Mail):
+    """A rebuy or the add-on (R35), paid for by the player: the chips join their stack
+    between hands (chips behind, if a hand is on), the price and fee posted with them."""
+
+    user_id: int
+    kind: Literal["rebuy", "addon"]
+    chips: Annotated[int, Field(gt=0)]
+    price: Annotated[int, Field(ge=0)]
+    fee: Annotated[int, Field(ge=0)]
+    key: Annotated[str, Field(min_length=1, max_length=200)]
+
+
 class Stakes(_Mail):
     """The level in force from the table's next hand on (R26)."""
 
@@ -173,6 +185,7 @@ class DirectorOrders(_Mail):
     bank_cap_ms: Annotated[int, Field(ge=0)] = 0
     finished: list[Finished] = []
     bank_add: dict[str, Annotated[int, Field(gt=0)]] = {}  # user -> ms: "pause for me"
+    add: list[AddChips] = []
     close: bool = False
 
 
