@@ -357,7 +357,7 @@ class _Renderer:
     def _finish_lines(self, t: TournamentText) -> list[str]:
         """The places this hand decided, the lowest first and the winner last."""
         lines = []
-        for f in sorted(t.finishes, key=lambda f: -f.place):
+        for f in sorted(t.finishes, key=lambda finish: -finish.place):
             prize = dollars(f.prize, t.currency)
             if f.place == 1:
                 lines.append(f"{self.name(f.seat)} wins the tournament and receives {prize}"
@@ -447,9 +447,9 @@ def roman(number: int) -> str:
 
 def ordinal(number: int) -> str:
     """1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
-    if number % 100 in (11, 12, 13):
-        return f"{number}th"
-    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
+    teens = number % 100 in (11, 12, 13)
+    suffix = "th" if teens else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 def _symbol(currency: str) -> str:
@@ -462,6 +462,8 @@ def _symbol(currency: str) -> str:
 def dollars(amount: int, currency: str = "USD", *, grouping: bool = False) -> str:
     """Cents always with their two decimals, as PokerStars writes prizes: 1000 -> "$10.00"
     (`grouping`: "$1,234.56", as the summary's places are written)."""
+    if amount < 0:
+        raise ValueError(f"a prize or buy-in of {amount}")
     whole, cents = divmod(amount, 100)
     number = f"{whole:,}" if grouping else str(whole)
     return f"{_symbol(currency)}{number}.{cents:02d}"
@@ -470,6 +472,8 @@ def dollars(amount: int, currency: str = "USD", *, grouping: bool = False) -> st
 def buy_in_text(buy_in: int, fee: int, currency: str = "USD") -> str:
     """The header's buy-in: "$10+$1 USD", "$2.00+$0.20 USD" (both with cents when either has
     some), "Freeroll" for nothing."""
+    if buy_in < 0 or fee < 0:
+        raise ValueError(f"a buy-in of {buy_in}+{fee}")
     if buy_in == 0 and fee == 0:
         return "Freeroll"
     if buy_in % 100 or fee % 100:

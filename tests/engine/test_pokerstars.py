@@ -40,6 +40,7 @@ from app.engine.pokerstars import (
     HandText,
     TournamentText,
     buy_in_text,
+    dollars,
     render,
     roman,
     stars_time,
@@ -482,6 +483,14 @@ def test_the_buy_in_is_written_as_pokerstars_writes_it(buy_in: int, fee: int, sh
     header = read_header(line + "2026/12/01 20:15:00 UTC [2026/12/01 15:15:00 ET]")
     assert header.tournament is not None
     assert (header.tournament.buy_in, header.tournament.fee) == (buy_in, fee)
+
+
+def test_no_negative_money_is_written() -> None:
+    for buy_in, fee in ((-100, 0), (100, -1), (150, -1)):
+        with pytest.raises(ValueError, match="buy-in"):
+            buy_in_text(buy_in, fee)
+    with pytest.raises(ValueError, match="prize"):
+        dollars(-5)
 
 
 WINTER = "2026/12/01 20:15:00 UTC [2026/12/01 15:15:00 ET]"
