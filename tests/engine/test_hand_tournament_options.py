@@ -18,11 +18,12 @@ def table(
     n: int = 3,
     stacks: dict[int, int] | None = None,
     hands: dict[int, str] | None = None,
+    variant: Variant = Variant.STUD,
     **kw: object,
 ) -> Hand:
     seats = dict.fromkeys(range(n), 1000) | (stacks or {})
     cards = {s: DOORS.get(s, "") for s in range(n)} | (hands or {})
-    return scripted_hand(rules(**kw), seats, cards, button=n - 1)
+    return scripted_hand(rules(variant, **kw), seats, cards, button=n - 1)
 
 
 # -- R29 ---------------------------------------------------------------------------------
