@@ -11,6 +11,8 @@ half as much again as 2nd, as the big online rooms' tables do. A sit & go split 
 entrants than its places pays only as many places as there are entrants, their percentages
 scaled up in proportion (50/30/20 with two entrants pays 62.5/37.5).
 
+R36's chop when an operator cancels a tournament under way is `chip_chop`.
+
 Whole chips: each place gets its share rounded down and the chips left over (fewer than the
 places) go one each to 1st, 2nd, … in order. If that would leave a paid place with nothing
 while the pool has a chip for every paid place, every paid place gets one chip first and the
@@ -20,6 +22,7 @@ rest of the pool is shared so. Prizes never grow down the places and always sum 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 
 SCHEMES = (
     "winner_takes_all",
@@ -85,4 +88,28 @@ def prizes(scheme: str, pool: int, entrants: int) -> list[int]:
     out = share(pool, w)
     if pool >= paid and min(out) == 0:
         out = [1 + chips for chips in share(pool - paid, w)]
+    return out
+
+
+def chip_chop(
+    prizes: Sequence[int], chips: Mapping[int, int], order: Mapping[int, int]
+) -> dict[int, int]:
+    """R36, an operator's cancellation under way: what each player left (entry -> chips in
+    play) is paid. The prizes not yet decided are those of places 1..n for the n players
+    left; each player gets the lowest of them (place n's: what they were sure to win), and the
+    rest is divided in proportion to the chips, rounded down, the chips left over one each to
+    the biggest stacks (equal stacks by `order`, lowest first)."""
+    n = len(chips)
+    if n < 1 or any(type(c) is not int or c <= 0 for c in chips.values()):
+        raise ValueError("a chop needs players left, each with chips")
+    if set(order) < set(chips):
+        raise ValueError("every player left needs an order")
+    undecided = [prizes[p] if p < len(prizes) else 0 for p in range(n)]
+    sure = undecided[-1]
+    rest = sum(undecided) - n * sure
+    ranked = sorted(chips, key=lambda e: (-chips[e], order[e]))
+    total = sum(chips.values())
+    out = {e: sure + rest * chips[e] // total for e in ranked}
+    for e in ranked[: sum(undecided) - sum(out.values())]:
+        out[e] += 1
     return out

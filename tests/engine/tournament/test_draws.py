@@ -109,7 +109,7 @@ def test_r38_the_commitment_is_the_documented_hash() -> None:
     assert commit(SEED, "seat-draw") == expected
 
 
-def test_r38_seat_draw_spreads_players_evenly_at_random_seats() -> None:
+def test_r33_r38_seat_draw_spreads_players_evenly_at_random_seats() -> None:
     entries = list(range(100, 123))  # 23 players at 3 tables of 8: 8, 8, 7
     draw = seat_draw(SEED, entries, 3, 8)
     assert sorted(draw) == entries

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.tournament.payouts import SCHEMES, paid_places, prizes
+from app.engine.tournament.payouts import SCHEMES, chip_chop, paid_places, prizes
 
 
 def test_r34_the_fixed_splits_pay_their_real_figures() -> None:
@@ -93,3 +93,22 @@ def test_r34_prizes_sum_to_the_pool_never_grow_and_are_positive(
     assert all(type(p) is int and p >= 0 for p in out)
     if pool >= paid:
         assert min(out) > 0
+
+
+def test_r36_a_cancellation_under_way_pays_the_sure_prize_then_chops_by_chips() -> None:
+    # docs/rules.md R36's worked example: 60 entrants, a pool of 6,000, top10 pays 6
+    table = prizes("top10", 6000, 60)
+    assert table == [1884, 1256, 942, 753, 627, 538]  # 6th and 5th already paid
+    chips = {1: 70_000, 2: 45_000, 3: 25_000, 4: 10_000}
+    out = chip_chop(table, chips, order={1: 4, 2: 3, 3: 2, 4: 1})
+    assert out == {1: 753 + 851, 2: 753 + 547, 3: 753 + 304, 4: 753 + 121}
+    assert sum(out.values()) == 6000 - 627 - 538  # the whole rest of the pool, no chip more
+
+
+def test_r36_a_chop_shares_odd_chips_by_stack_then_order() -> None:
+    out = chip_chop([50, 30, 20], {7: 100, 8: 100, 9: 100}, order={7: 3, 8: 1, 9: 2})
+    assert out == {8: 34, 9: 33, 7: 33}  # 20 each, the 40 over: 13 each and 1 to order 1
+    assert chip_chop([100], {5: 10}, {5: 1}) == {5: 100}
+    assert chip_chop([10, 5], {1: 3, 2: 1, 3: 1}, {1: 1, 2: 2, 3: 3}) == {1: 9, 2: 3, 3: 3}
+    with pytest.raises(ValueError, match="chips"):
+        chip_chop([10], {1: 0}, {1: 1})
