@@ -5,10 +5,10 @@ See `app.store.processes` and `app.store.leases`."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String, inspect
-from sqlalchemy.orm import InstrumentedAttribute, Mapped, mapped_column
+from sqlalchemy.orm import InstrumentedAttribute, Mapped, declared_attr, mapped_column
 
 from app.store.base import Base
 from app.store.types import UTCDateTime
@@ -37,10 +37,18 @@ class Lease:
     Each lease table adds its key: its primary key, the id of what it leases."""
 
     noun: ClassVar[str]  # what is leased, as a refusal names it
+    __tablename__: str
 
     owner: Mapped[str | None] = mapped_column(String(32), default=None)
     epoch: Mapped[int] = mapped_column(BigInteger)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    @declared_attr.directive
+    def __table_args__(cls) -> tuple[Any, ...]:
+        return (
+            CheckConstraint("epoch >= 1", name="epoch"),
+            Index(f"ix_{cls.__tablename__}_owner", "owner"),
+        )
 
     @classmethod
     def key(cls) -> InstrumentedAttribute[int]:
@@ -54,10 +62,6 @@ class TableLease(Lease, Base):
     """Who runs a table."""
 
     __tablename__ = "table_leases"
-    __table_args__ = (
-        CheckConstraint("epoch >= 1", name="epoch"),
-        Index("ix_table_leases_owner", "owner"),
-    )
     noun = "table"
 
     table_id: Mapped[int] = mapped_column(ForeignKey("poker_tables.id"), primary_key=True)
@@ -67,10 +71,6 @@ class TournamentLease(Lease, Base):
     """Who directs a tournament (its clock, seating and prizes): the same rules as a table's."""
 
     __tablename__ = "tournament_leases"
-    __table_args__ = (
-        CheckConstraint("epoch >= 1", name="epoch"),
-        Index("ix_tournament_leases_owner", "owner"),
-    )
     noun = "tournament"
 
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)

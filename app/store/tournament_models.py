@@ -11,24 +11,14 @@ the entries unregistered), and the entries' chips always sum to it (`ledger chec
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    BigInteger,
-    Boolean,
-    CheckConstraint,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-    text,
-)
+from sqlalchemy import CheckConstraint, ForeignKey, Index, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.types import JSON, BigInteger, Boolean, Integer, String, Text
 
 from app.store.base import Base
 from app.store.types import UTCDateTime, utcnow
@@ -52,6 +42,21 @@ OVER = (TournamentStatus.FINISHED, TournamentStatus.CANCELLED)
 LIVE = (EntryStatus.REGISTERED, EntryStatus.PLAYING)  # at most one per player and tournament
 
 
+VARIANTS = ("stud", "stud8", "razz", "rotation")  # a rotation deals the three by level
+START_MODES = ("scheduled", "full")  # at a time, or once max_players are in
+
+
+PRICES = "buy_in >= 0 AND fee >= 0 AND starting_chips > 0"
+PLAYERS = "min_players >= 2 AND max_players >= min_players AND seats_per_table BETWEEN 2 AND 8"
+COUNTS = "late_levels >= 0 AND bots >= 0 AND issued >= 0 AND prize_pool >= 0"
+
+
+def _among(column: str, values: Iterable[str]) -> CheckConstraint:
+    """The CHECK that `column` holds one of `values`, named after it."""
+    listed = ", ".join(f"'{value}'" for value in values)
+    return CheckConstraint(f"{column} IN ({listed})", name=column)
+
+
 def _when() -> Mapped[datetime | None]:
     return mapped_column(UTCDateTime, default=None)
 
@@ -59,17 +64,12 @@ def _when() -> Mapped[datetime | None]:
 class Tournament(Base):
     __tablename__ = "tournaments"
     __table_args__ = (
-        CheckConstraint("variant IN ('stud', 'stud8', 'razz', 'rotation')", name="variant"),
-        CheckConstraint(
-            "status IN ('registering', 'running', 'finished', 'cancelled')", name="status"
-        ),
-        CheckConstraint("start_mode IN ('scheduled', 'full')", name="start_mode"),
-        CheckConstraint("buy_in >= 0 AND fee >= 0", name="price"),
-        CheckConstraint("starting_chips > 0", name="starting_chips"),
-        CheckConstraint("min_players >= 2 AND max_players >= min_players", name="players"),
-        CheckConstraint("seats_per_table BETWEEN 2 AND 8", name="seats"),
-        CheckConstraint("late_levels >= 0 AND bots >= 0", name="counts"),
-        CheckConstraint("issued >= 0 AND prize_pool >= 0", name="chips"),
+        _among("variant", VARIANTS),
+        _among("status", TournamentStatus),
+        _among("start_mode", START_MODES),
+        CheckConstraint(PRICES, name="prices"),
+        CheckConstraint(PLAYERS, name="players"),
+        CheckConstraint(COUNTS, name="counts"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -153,9 +153,7 @@ class TournamentEntry(Base):
         ),
         Index("ix_tournament_entries_table_id", "table_id"),
         Index("ix_tournament_entries_user_id", "user_id"),
-        CheckConstraint(
-            "status IN ('registered', 'playing', 'busted', 'unregistered')", name="status"
-        ),
+        _among("status", EntryStatus),
         CheckConstraint("chips >= 0", name="chips_nonnegative"),
         CheckConstraint("number >= 1", name="number"),
         CheckConstraint("paid >= 0 AND fees >= 0 AND (prize IS NULL OR prize >= 0)", name="money"),
@@ -202,5 +200,5 @@ class TournamentDraw(Base):
     scheme: Mapped[str] = mapped_column(String(32))
     commitment: Mapped[str] = mapped_column(String(64))
     seed: Mapped[str | None] = mapped_column(String(64), default=None)  # hex, once used
-    result: Mapped[Any] = mapped_column(JSON, default=None)
+    result: Mapped[Any] = mapped_column(JSON, nullable=True, default=None)
     made_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

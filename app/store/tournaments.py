@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import Select, bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.store import leases, ledger
@@ -63,6 +63,7 @@ from app.store.tournament_models import (
 )
 from app.store.types import utcnow
 
+R = TypeVar("R")
 ENTRY_KINDS = ("entry", "reentry")  # a new entry row
 CHIP_KINDS = ("rebuy", "addon")  # more chips for the live entry
 Stacks = dict[str, list[int]]  # a table's own view of its seats, {"seat": [user id, stack]}
@@ -132,24 +133,24 @@ async def get_tournament(session: AsyncSession, tournament_id: int) -> Tournamen
     return found
 
 
+async def _fresh(session: AsyncSession, query: Select[R]) -> list[R]:
+    """The rows as the database holds them now (not a copy the session loaded before)."""
+    return list(await session.scalars(query.execution_options(populate_existing=True)))
+
+
 async def list_tournaments(
     session: AsyncSession, *, statuses: Sequence[str] | None = None
 ) -> list[Tournament]:
     query = select(Tournament).order_by(Tournament.id)
     if statuses is not None:
         query = query.where(Tournament.status.in_(list(statuses)))
-    return list(await session.scalars(query.execution_options(populate_existing=True)))
+    return await _fresh(session, query)
 
 
 async def entries(session: AsyncSession, tournament_id: int) -> list[TournamentEntry]:
     """Every entry of the tournament, in the order they came in."""
-    rows = await session.scalars(
-        select(TournamentEntry)
-        .where(TournamentEntry.tournament_id == tournament_id)
-        .order_by(TournamentEntry.id)
-        .execution_options(populate_existing=True)
-    )
-    return list(rows)
+    of = TournamentEntry.tournament_id == tournament_id
+    return await _fresh(session, select(TournamentEntry).where(of).order_by(TournamentEntry.id))
 
 
 async def save_director(
@@ -646,13 +647,8 @@ async def reveal_draw(
 
 
 async def draws(session: AsyncSession, tournament_id: int) -> list[TournamentDraw]:
-    rows = await session.scalars(
-        select(TournamentDraw)
-        .where(TournamentDraw.tournament_id == tournament_id)
-        .order_by(TournamentDraw.seq)
-        .execution_options(populate_existing=True)
-    )
-    return list(rows)
+    of = TournamentDraw.tournament_id == tournament_id
+    return await _fresh(session, select(TournamentDraw).where(of).order_by(TournamentDraw.seq))
 
 
 # --- hands -----------------------------------------------------------------------------------

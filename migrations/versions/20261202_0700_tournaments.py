@@ -49,6 +49,10 @@ def _flags(*names: str) -> list[sa.Column[object]]:
     return [sa.Column(name, sa.Boolean(), nullable=False) for name in names]
 
 
+def _checks(table: str, **rules: str) -> list[sa.CheckConstraint]:
+    return [sa.CheckConstraint(sql, name=op.f(f"ck_{table}_{name}")) for name, sql in rules.items()]
+
+
 def _fk(column: str, target: str, table: str) -> sa.ForeignKeyConstraint:
     name = f"fk_{table}_{column}_{target.split('.')[0]}"
     return sa.ForeignKeyConstraint([column], [target], name=op.f(name))
@@ -87,24 +91,16 @@ def _tournaments() -> None:
         _stamp("started_at"),
         _stamp("finished_at"),
         sa.Column("state", sa.JSON(), nullable=False),
-        sa.CheckConstraint(
-            "variant IN ('stud', 'stud8', 'razz', 'rotation')", name=op.f("ck_tournaments_variant")
+        *_checks(
+            "tournaments",
+            variant="variant IN ('stud', 'stud8', 'razz', 'rotation')",
+            status="status IN ('registering', 'running', 'finished', 'cancelled')",
+            start_mode="start_mode IN ('scheduled', 'full')",
+            prices="buy_in >= 0 AND fee >= 0 AND starting_chips > 0",
+            players="min_players >= 2 AND max_players >= min_players"
+            " AND seats_per_table BETWEEN 2 AND 8",
+            counts="late_levels >= 0 AND bots >= 0 AND issued >= 0 AND prize_pool >= 0",
         ),
-        sa.CheckConstraint(
-            "status IN ('registering', 'running', 'finished', 'cancelled')",
-            name=op.f("ck_tournaments_status"),
-        ),
-        sa.CheckConstraint(
-            "start_mode IN ('scheduled', 'full')", name=op.f("ck_tournaments_start_mode")
-        ),
-        sa.CheckConstraint("buy_in >= 0 AND fee >= 0", name=op.f("ck_tournaments_price")),
-        sa.CheckConstraint("starting_chips > 0", name=op.f("ck_tournaments_starting_chips")),
-        sa.CheckConstraint(
-            "min_players >= 2 AND max_players >= min_players", name=op.f("ck_tournaments_players")
-        ),
-        sa.CheckConstraint("seats_per_table BETWEEN 2 AND 8", name=op.f("ck_tournaments_seats")),
-        sa.CheckConstraint("late_levels >= 0 AND bots >= 0", name=op.f("ck_tournaments_counts")),
-        sa.CheckConstraint("issued >= 0 AND prize_pool >= 0", name=op.f("ck_tournaments_chips")),
         _fk("host_user_id", "users.id", "tournaments"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_tournaments")),
         sa.UniqueConstraint("invite_token", name=op.f("uq_tournaments_invite_token")),
@@ -122,18 +118,13 @@ def _entries() -> None:
         *_ints("moves", "rebuys"),
         *_flags("addon", "refunded"),
         _stamp("registered_at", nullable=False),
-        sa.CheckConstraint(
-            "status IN ('registered', 'playing', 'busted', 'unregistered')",
-            name=op.f("ck_tournament_entries_status"),
-        ),
-        sa.CheckConstraint("chips >= 0", name=op.f("ck_tournament_entries_chips_nonnegative")),
-        sa.CheckConstraint("number >= 1", name=op.f("ck_tournament_entries_number")),
-        sa.CheckConstraint(
-            "paid >= 0 AND fees >= 0 AND (prize IS NULL OR prize >= 0)",
-            name=op.f("ck_tournament_entries_money"),
-        ),
-        sa.CheckConstraint(
-            "(table_id IS NULL) = (seat IS NULL)", name=op.f("ck_tournament_entries_seated")
+        *_checks(
+            "tournament_entries",
+            status="status IN ('registered', 'playing', 'busted', 'unregistered')",
+            chips_nonnegative="chips >= 0",
+            number="number >= 1",
+            money="paid >= 0 AND fees >= 0 AND (prize IS NULL OR prize >= 0)",
+            seated="(table_id IS NULL) = (seat IS NULL)",
         ),
         _fk("tournament_id", "tournaments.id", "tournament_entries"),
         _fk("user_id", "users.id", "tournament_entries"),
@@ -175,12 +166,12 @@ def _draws_and_leases() -> None:
             "tournament_id", "seq", name=op.f("uq_tournament_draws_tournament_id_seq")
         ),
     )
-    op.create_table(
+    op.create_table(  # the shape of table_leases, keyed by tournament
         "tournament_leases",
-        sa.Column("tournament_id", sa.Integer(), nullable=False),
+        *_ints("tournament_id"),
         sa.Column("owner", sa.String(32), nullable=True),
-        sa.Column("epoch", sa.BigInteger(), nullable=False),
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        *_ints("epoch", big=True),
+        _stamp("expires_at", nullable=False),
         sa.CheckConstraint("epoch >= 1", name=op.f("ck_tournament_leases_epoch")),
         _fk("tournament_id", "tournaments.id", "tournament_leases"),
         sa.PrimaryKeyConstraint("tournament_id", name=op.f("pk_tournament_leases")),
