@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.engine import Hand, commitment
 from app.engine.cards import Card
-from app.store import ledger, tournaments
+from app.store import ledger, tournament_hands
 from app.store.hand_models import HandCounter, HandPlayer, HandRecord, HandStatus
 from app.store.models import PokerTable
 from app.store.types import utcnow
@@ -158,7 +158,7 @@ async def record_start(session: AsyncSession, start: HandStart) -> None:
 async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
     """The full record and the ledger settlement (stack changes, rake to the house), in the
     caller's transaction; a tournament's hand posts nothing to the ledger, its stacks go to
-    its seats and entries (`tournaments.settle_hands`). False (and nothing changes) if the
+    its seats and entries (`tournament_hands.settle_hands`). False (and nothing changes) if the
     hand was recorded before."""
     return (await record_finished_many(session, [finish]))[0]
 
@@ -184,10 +184,10 @@ def _unwritten(
     return written, unwritten, missing
 
 
-def _tournament_chips(finish: HandFinish) -> tournaments.HandChips:
+def _tournament_chips(finish: HandFinish) -> tournament_hands.HandChips:
     start = finish.start
     assert start.tournament_id is not None
-    return tournaments.HandChips(
+    return tournament_hands.HandChips(
         tournament_id=start.tournament_id,
         table_id=start.table_id,
         number=start.number,
@@ -248,7 +248,7 @@ async def _store_records(conn: AsyncConnection, finishes: Sequence[HandFinish]) 
 async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFinish]) -> list[bool]:
     """`record_finished` for several hands (of any tables) in the caller's transaction, in
     one statement of each kind for all of them: their statuses, the live rows missing, the
-    settlements (`ledger.settle_hands`; a tournament's hands `tournaments.settle_hands`)
+    settlements (`ledger.settle_hands`; a tournament's hands `tournament_hands.settle_hands`)
     and the records."""
     conn = await session.connection()
     ids = [finish.start.hand_id for finish in finishes]
@@ -265,7 +265,7 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
     cash = [finish for finish in unwritten if finish.start.tournament_id is None]
     await ledger.settle_hands(session, [_settlement(finish) for finish in cash])
     played = [finish for finish in unwritten if finish.start.tournament_id is not None]
-    await tournaments.settle_hands(session, [_tournament_chips(finish) for finish in played])
+    await tournament_hands.settle_hands(session, [_tournament_chips(finish) for finish in played])
     await _store_records(conn, [_without_busts(finish) for finish in unwritten])
     return written
 
