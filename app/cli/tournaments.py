@@ -27,7 +27,7 @@ from sqlalchemy import func, select
 from app.config import get_settings
 from app.store import tournaments as store
 from app.store.audit import check_ledger
-from app.store.hand_models import HandRow
+from app.store.hand_models import HandRecord
 from app.store.models import User
 from app.tournaments import service
 from app.tournaments.spec import Preset, TournamentSpec
@@ -119,12 +119,18 @@ async def _result(db: Any, tid: int, finished: bool, directors: Any) -> dict[str
         t = await store.get_tournament(s, tid)
         entries = list(await store.entries(s, tid))
         names = dict(
-            (await s.execute(select(User.id, User.name).where(User.id.in_({e.user_id for e in entries})))).tuples()
+            (
+                await s.execute(
+                    select(User.id, User.name).where(User.id.in_({e.user_id for e in entries}))
+                )
+            ).tuples()
         )
-        hands = await s.scalar(select(func.count()).select_from(HandRow).where(HandRow.tournament_id == tid))
+        hands = await s.scalar(
+            select(func.count()).select_from(HandRecord).where(HandRecord.tournament_id == tid)
+        )
         report = await check_ledger(s)
     state = t.state or {}
-    placed = sorted((e for e in entries if e.place is not None), key=lambda e: e.place)
+    placed = sorted((e for e in entries if e.place is not None), key=lambda e: e.place or 0)
     return {
         "tournament_id": tid,
         "finished": finished and t.status == "finished",

@@ -70,11 +70,13 @@ class Books:
             await store.pay_prizes(s, self.id, placed)
 
     async def draw(self, purpose: str, scheme: str, commitment: str, result: Any) -> int:
-        """A draw made with the committed seed: what it drew from and what it gave."""
+        """A draw made from the tournament's committed seed (its commitment is the master
+        draw's; its seed, "", is the master's, revealed at the end): what it drew from and
+        what it gave, so `verify --tournament` repeats it."""
         async with self.db.transaction() as s:
             await self._fence(s)
             seq = await store.add_draw(s, self.id, purpose, scheme, commitment)
-            await store.reveal_draw(s, self.id, seq, None, result)
+            await store.reveal_draw(s, self.id, seq, "", result)
             return seq
 
     async def reveal(self, seq: int, seed_hex: str, result: Any) -> None:
