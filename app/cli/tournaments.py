@@ -98,7 +98,10 @@ async def simulate(args: argparse.Namespace) -> dict[str, Any]:
         db = services.db
         finished = asyncio.Event()
 
+        mail = services.directors.on_finish
+
         async def done(tournament_id: int) -> None:
+            await mail(tournament_id)
             finished.set()
 
         services.directors.on_finish = done
