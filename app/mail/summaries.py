@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine.tournament_summary import Place, SummaryText
+from app.store import accounts
 from app.store.models import User
 from app.store.outbox import MailKind, MailRequest
 from app.store.tournament_models import Tournament, TournamentEntry
@@ -29,9 +30,7 @@ async def summary_for(
         )
     )
     users = {r.user_id for r in rows}
-    names = dict(
-        (await session.execute(select(User.id, User.name).where(User.id.in_(users)))).tuples()
-    )
+    names = await accounts.names_of(session, users)
     viewer = None
     if viewer_user_id is not None:
         mine = [r for r in rows if r.user_id == viewer_user_id]

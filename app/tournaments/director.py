@@ -98,6 +98,7 @@ class Director:
         self.busted_at: dict[int, int] = {}  # entry -> the table it busted at
         self.refilled: dict[int, int] = {}  # table -> the level its time banks were refilled for
         self.seed: bytes | None = None
+        self.pool = 0  # the prize pool: the prices paid in, less refunds
         self.task: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._sub: Any = None
@@ -199,8 +200,7 @@ class Director:
         return sum(1 for e in self.entries.values() if e.status != "unregistered")
 
     def prizes(self) -> list[int]:
-        pool = int(self.t.prize_pool or 0)
-        return payouts.prizes(self.t.payouts, pool, max(1, self.entrants()))
+        return payouts.prizes(self.t.payouts, self.pool, max(1, self.entrants()))
 
     def late_open(self) -> bool:
         return self.status == "running" and self.clock_.level < int(self.t.late_levels or 0)
@@ -244,6 +244,8 @@ class Director:
                 "level_hands": c.hands,
                 "hand_for_hand": self.round is not None,
                 "break_order": self.break_order,
+                "prize_pool": self.pool,
+                "prizes": self.prizes() if self.entries else None,
                 "state": self.state(),
                 **values,
             }
@@ -634,6 +636,7 @@ def d_unseat(d: Director, slot: Slot) -> list[p.UnseatOrder]:
 
 async def begin(d: Director, args: dict[str, Any]) -> None:
     d.entries = {e.id: e for e in await d.books.entries()}
+    d.pool = await d.books.pool()
     if d.t.status == "registering":
         await _start_fresh(d)
     else:
@@ -692,7 +695,6 @@ async def _start_fresh(d: Director) -> None:
     d.most_tables = count
     d.status = "running"
     d.clock_.run(d.clock.monotonic())
-    d.t = await d.books.tournament()  # the prize pool as the ledger holds it
     await d.save(started_at=utcnow())
     for entry in players:
         index, seat = drawn[entry.id]
@@ -797,7 +799,7 @@ async def _chop(d: Director) -> None:
     await d._place()
     left = sorted(d.alive(), key=lambda e: (-e.chips, e.order))
     paid = sum(e.prize or 0 for e in d.entries.values())
-    rest = int(d.t.prize_pool or 0) - paid
+    rest = d.pool - paid
     total = sum(e.chips for e in left) or 1
     shares = [rest * e.chips // total for e in left]
     for i in range(rest - sum(shares)):
@@ -816,6 +818,7 @@ async def entries_changed(d: Director, args: dict[str, Any]) -> dict[str, Any]:
         if known is None:
             d.entries[e.id] = e
     d.t = await d.books.tournament()
+    d.pool = await d.books.pool()
     await d._seat_strays()
     await d.decide()
     return {"entries": d.entrants()}
@@ -925,7 +928,7 @@ async def buy_chips(d: Director, args: dict[str, Any]) -> dict[str, Any]:
         entry.addon = True
     else:
         entry.rebuys += 1
-    d.t = await d.books.tournament()  # the prize pool grew
+    d.pool = await d.books.pool()  # the prize pool grew
     return {"kind": kind, "chips": chips, **answer["added"][0]}
 
 

@@ -9,15 +9,12 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy import select
-
 from app.engine.tournament import draws, payouts
 from app.store import accounts, leases
 from app.store import tournaments as store
 from app.store.db import Database
 from app.store.errors import StoreError
 from app.store.lease_models import TournamentLease
-from app.store.models import User
 from app.store.passwords import Passwords
 from app.store.tournament_models import Tournament
 from app.store.types import utcnow
@@ -57,7 +54,6 @@ async def create(
         "host_user_id": host_user_id,
         "invite_token": invite,
         "password_hash": password_hash if spec.private else None,
-        "status": "registering",
         "state": {"seed": seed.hex()},
     }
     async with db.transaction() as s:
@@ -221,13 +217,7 @@ async def page(
     async with db.session() as s:
         t = await store.get_tournament(s, tournament_id)
         es = list(await store.entries(s, tournament_id))
-        names = dict(
-            (
-                await s.execute(
-                    select(User.id, User.name).where(User.id.in_({e.user_id for e in es}))
-                )
-            ).tuples()
-        )
+        names = await accounts.names_of(s, (e.user_id for e in es))
         drawn = list(await store.draws(s, tournament_id))
     invited = bool(invite and t.invite_token and secrets.compare_digest(invite, t.invite_token))
     if (
