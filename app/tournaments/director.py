@@ -409,19 +409,22 @@ class Director:
         if len(self.slots) < 2 or self.seed is None:
             return
         purpose = f"balance:{self.hands}:{self.moves_made}"
-        final = self.t.seats_per_table if len(self.alive()) <= self.t.seats_per_table else None
-        plan = balancing.plan(
-            self.views(),
-            moved={e.id: e.moves for e in self.alive()},
-            rng=draws.Rng(self.seed, purpose),
-            final_table_seats=final,
-            break_order=[t for t in self.break_order if t in self.slots],
-        )
+        inputs: dict[str, Any] = {
+            "views": [
+                [v.table_id, v.max_seats, {str(k): e for k, e in v.seats.items()},
+                 list(v.opened), v.in_hand]
+                for v in self.views()
+            ],
+            "moved": {str(e.id): e.moves for e in self.alive()},
+            "final_table_seats": self.t.seats_per_table
+            if len(self.alive()) <= self.t.seats_per_table else None,
+            "break_order": [t for t in self.break_order if t in self.slots],
+        }  # fmt: skip
+        plan = balance_plan(self.seed, purpose, inputs)
         self.waiting = plan.waiting | frozenset(plan.break_after_hand)
         if plan.moves:
             await self.books.draw(purpose, draws.SCHEME, self.commitment, {
-                "moves": [[m.entry_id, m.from_table, m.to_table, m.to_seat] for m in plan.moves],
-                "breaking": list(plan.breaking),
+                **inputs, "moves": moves_of(plan),
             })  # fmt: skip
             await self._carry_out(plan.moves)
         for table_id in plan.breaking:
@@ -589,35 +592,61 @@ class Director:
         await self.save()  # the clock, each second: a crash loses at most that (R37)
 
     async def _seat_strays(self) -> None:
-        """Entries between tables (a move cut by a crash, a late entry): seated by the draw."""
-        strays = [
-            e for e in self.alive() if e.table_id is None and e.status in ("registered", "playing")
-        ]
+        """Entries between tables (a move cut by a crash, a late entry): seated by TDA 10's
+        two-step draw among the tables with the fewest players, each draw recorded."""
+        strays = [e for e in self.alive() if e.table_id is None]
         for entry in strays:
-            target = self._open_seat(f"stray:{entry.id}:{self.hands}")
-            if target is not None:
-                await self._seat(entry, *target)
-
-    def _open_seat(self, purpose: str) -> tuple[Slot, int] | None:
-        """TDA 10's two-step draw: a table with a free seat, then a seat there; the table
-        with the fewest players first, so balance holds."""
-        assert self.seed is not None
-        rng = draws.Rng(self.seed, purpose)
-        free = [s for s in self.slots.values() if len(s.seats) < s.max_seats]
-        if not free:
-            return None
-        fewest = min(len(s.seats) for s in free)
-        slot = rng.choice(
-            sorted((s for s in free if len(s.seats) == fewest), key=lambda s: s.table_id)
-        )
-        seats = [i for i in range(slot.max_seats) if i not in slot.seats]
-        return slot, rng.choice(seats)
+            if self.seed is None or not self.slots:
+                return
+            purpose = f"stray:{entry.id}:{self.hands}:{self.moves_made}"
+            free = {
+                str(s.table_id): [i for i in range(s.max_seats) if i not in s.seats]
+                for s in self.slots.values()
+            }
+            drawn = open_seat(self.seed, purpose, free)
+            if drawn is None:
+                return
+            await self.books.draw(purpose, draws.SCHEME, self.commitment, {
+                "free": free, "drawn": list(drawn),
+            })  # fmt: skip
+            await self._seat(entry, self.slots[drawn[0]], drawn[1])
 
     async def _reveal(self) -> None:
         assert self.seed is not None
         for d in await self.books.draws():
             if d.purpose == "master":
                 await self.books.reveal(d.seq, self.seed.hex(), d.result)
+
+
+def balance_plan(seed: bytes, purpose: str, inputs: dict[str, Any]) -> balancing.Plan:
+    """The balancing plan from recorded inputs (the director's, and `verify --tournament`'s)."""
+    views = [
+        balancing.TableView(t, n, {int(k): e for k, e in seats.items()}, tuple(opened), busy)
+        for t, n, seats, opened, busy in inputs["views"]
+    ]
+    return balancing.plan(
+        views,
+        moved={int(k): v for k, v in inputs["moved"].items()},
+        rng=draws.Rng(seed, purpose),
+        final_table_seats=inputs["final_table_seats"],
+        break_order=inputs["break_order"],
+    )
+
+
+def moves_of(plan: balancing.Plan) -> list[list[int]]:
+    return [[m.entry_id, m.from_table, m.to_table, m.to_seat] for m in plan.moves]
+
+
+def open_seat(seed: bytes, purpose: str, free: dict[str, list[int]]) -> tuple[int, int] | None:
+    """TDA 10's two-step draw: a table (of those with the fewest players, so balance
+    holds), then one of its free seats."""
+    rng = draws.Rng(seed, purpose)
+    open_tables = {int(t): seats for t, seats in free.items() if seats}
+    if not open_tables:
+        return None
+    most = max(len(seats) for seats in open_tables.values())
+    table = rng.choice(sorted(t for t, seats in open_tables.items() if len(seats) == most))
+    return table, rng.choice(open_tables[table])
 
 
 COMMANDS: dict[str, Callable[[Director, dict[str, Any]], Awaitable[Any]]] = {}
