@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from app.fanout import channels
 from app.tables import messages as m
 from app.tables import publishing
 from app.tables.errors import TableError
@@ -37,25 +35,6 @@ REFUSED: frozenset[type] = frozenset(
         c.HostPauseMsg, c.HostRemoveMsg, c.HostBotsMsg, c.HostCloseMsg,
     }
 )  # fmt: skip
-
-
-@dataclass(slots=True)
-class Directed:
-    """What a tournament table knows of its director's orders."""
-
-    tournament_id: int
-    epoch: int = 0  # the newest director epoch whose orders it took
-    go: bool = False  # it may deal its next hand (one hand a go)
-    round: int | None = None  # the hand-for-hand round of the next hand
-    level: int = 0
-    ended_at: float = 0.0  # when the last hand ended (the pause before the next runs from it)
-    reported: int | None = None  # the hand number last reported, until orders answer it
-    report_token: int = 0  # the report reminder that counts
-    behind: list[process.AddChips] = field(default_factory=list)  # chips behind (R35)
-
-    @property
-    def channel(self) -> str:
-        return channels.director(self.tournament_id)
 
 
 def refuse(kind: type) -> NoReturn:
