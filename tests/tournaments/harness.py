@@ -1,0 +1,349 @@
+"""A tournament server in the test's own process: the real app (HTTP through httpx's ASGI
+transport), its table services on a fake clock and the memory fan-out, a real database (both
+backends), and each tournament's director run by the services' own `Directors`.
+
+What a test arranges, and nothing else: the cards (`rig`: each hand's deck is prearranged so
+the players a test names win, in its order), and how its own players act (`puppets`: a
+strategy per user, sent through the table's command path as a client's `act` would be; a
+player with no strategy, or whose strategy says nothing, is absent and plays by the clock,
+R28). Bots play as the server's bots do: bring in, check or call. Time moves only when
+`run_until` moves the fake clock, a little at a time, each step once everything the last one
+caused has been handled (`settle`): so the hands play out in the same order every run."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from app.api.services import TableServices, start_table_services, stop_table_services
+from app.engine import Action, ActionKind, LegalActions
+from app.engine.cards import Card
+from app.engine.scripted import dealing_order, scripted_deck
+from app.fanout import BaseFanout
+from app.store import accounts, ledger
+from app.store import tournaments as store
+from app.store.audit import check_ledger
+from app.store.db import Database
+from app.store.tournament_models import TournamentEntry
+from app.tables import FakeClock, LedgerTableStore, Table, TableManager
+from app.tables import messages as m
+from app.tournaments import service
+from app.tournaments.director import Director
+from app.wire import client as c
+from tests.store.factories import make_user
+
+Strategy = Callable[[LegalActions], Action | None]  # None: away, the clock plays (R28)
+STEP = 1.0  # the most fake seconds the clock moves between two looks
+QUADS = "AKQJT9"  # the i-th best hand of a rigged deal holds four of these
+JUNK = [f"{r}{s}" for r in "2345678" for s in "cdhs"]  # the rest: never better than quads
+
+
+@dataclass(frozen=True)
+class Person:
+    id: int
+    name: str
+    token: str
+
+
+@dataclass(frozen=True)
+class Deal:
+    """How one hand is to fall: `ranking` the users dealt in, best hand first; `bring_in`
+    the user whose door card is lowest (default the last of the ranking); `folds` the users
+    who fold on third street (their later cards are not dealt, so the deck skips them)."""
+
+    ranking: Sequence[int]
+    bring_in: int | None = None
+    folds: frozenset[int] = frozenset()
+
+
+Policy = Callable[[Table], Deal]
+
+
+@dataclass
+class Seen:
+    """One table's deal as it happened: the hand's number, round and level, and how every
+    table of the tournament stood at that moment (id -> players seated, in a hand)."""
+
+    table_id: int
+    number: int
+    round: int | None
+    level: int
+    seats: dict[int, tuple[int, bool]]
+
+
+def quads_deck(table: Table, deal: Deal) -> list[Card]:
+    """A deck that gives the users of `deal.ranking` four aces, four kings, … in that order
+    (no two hands tie), and the lowest door card to `deal.bring_in`."""
+    seat_of = {user: seat for seat, user in table.hand_users.items()}
+    order = dealing_order(sorted(table.hand_users), table.button)
+    assert sorted(seat_of) == sorted(deal.ranking), "a rigged deal names who is dealt in"
+    bring_in = deal.bring_in if deal.bring_in is not None else deal.ranking[-1]
+    junk = list(JUNK)
+    doors = {bring_in: junk.pop(0)}  # 2c: the lowest card of all (R10)
+    for user in deal.ranking:
+        doors.setdefault(user, junk.pop())  # the highest left
+    hands: dict[int, str] = {}
+    for rank, user in zip(QUADS, deal.ranking, strict=False):
+        quads = [f"{rank}{s}" for s in "cdhs"]
+        hands[seat_of[user]] = "".join(
+            [quads[0], quads[1], doors[user], quads[2], quads[3], junk.pop(0), junk.pop(0)]
+        )
+    folds = {seat_of[u]: 3 for u in deal.folds}
+    return scripted_deck(order, hands, last_street=folds)
+
+
+def play_call_down(legal: LegalActions) -> Action:
+    """A player who is there: bring in, check or call to the end (as a bot does)."""
+    if legal.muck:
+        return Action(ActionKind.MUCK)
+    if legal.show:
+        return Action(ActionKind.SHOW)
+    if legal.bring_in is not None:
+        return Action(ActionKind.BRING_IN, legal.bring_in)
+    if legal.check:
+        return Action(ActionKind.CHECK)
+    if legal.call is not None:
+        return Action(ActionKind.CALL)
+    return Action(ActionKind.FOLD)
+
+
+@dataclass
+class Server:
+    app: FastAPI
+    services: TableServices
+    db: Database
+    clock: FakeClock
+    puppets: dict[int, Strategy] = field(default_factory=dict)
+    policies: dict[int, Policy] = field(default_factory=dict)  # table -> its deals
+    seen: list[Seen] = field(default_factory=list)
+    names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    # -- people and HTTP ---------------------------------------------------------------------
+
+    async def person(self, name: str | None = None, balance: int = 100_000) -> Person:
+        name = name or f"player{next(self.names)}"
+        async with self.db.transaction() as s:
+            user = await make_user(s, name, balance=balance)
+            new = await accounts.open_session(s, user.id, lifetime=timedelta(days=1))
+        return Person(user.id, name, new.token)
+
+    def http(self, who: Person | None = None) -> httpx.AsyncClient:
+        headers = {"Authorization": f"Bearer {who.token}"} if who is not None else {}
+        transport = httpx.ASGITransport(app=self.app)
+        return httpx.AsyncClient(transport=transport, base_url="http://testserver", headers=headers)
+
+    async def post(self, who: Person | None, path: str, body: dict[str, Any]) -> httpx.Response:
+        async with self.http(who) as http:
+            return await http.post(path, json=body)
+
+    async def create(self, host: Person, **spec: Any) -> int:
+        """A tournament made through the host form (`POST /api/tournaments`)."""
+        r = await self.post(host, "/api/tournaments", {"name": "Test stud", **spec})
+        assert r.status_code == 201, r.text
+        tid: int = r.json()["id"]
+        return tid
+
+    async def register(self, who: Person, tid: int, **body: Any) -> httpx.Response:
+        return await self.post(
+            who, f"/api/tournaments/{tid}/register", {"request_id": f"r{who.id}", **body}
+        )
+
+    async def bots(self, tid: int, count: int) -> list[int]:
+        """Bots registered as players are (each granted exactly its buy-in and fee)."""
+        before = {e.user_id for e in await self.entries(tid)}
+        await service.add_bots(self.db, tid, count)
+        return [e.user_id for e in await self.entries(tid) if e.user_id not in before]
+
+    # -- the tournament running --------------------------------------------------------------
+
+    def director(self, tid: int) -> Director:
+        director = self.services.directors.running.get(tid) if self.services.directors else None
+        assert director is not None, f"tournament {tid} is not directed here"
+        return director
+
+    def tables(self, tid: int) -> list[Table]:
+        return sorted(
+            (
+                t
+                for t in self.services.manager.tables.values()
+                if t.directed is not None and t.directed.tournament_id == tid and not t.closed
+            ),
+            key=lambda t: t.id,
+        )
+
+    async def start(self, tid: int) -> Director:
+        """Start the tournament here (as a full sit & go's last registration does) and wait
+        for its first decision: the seat draw, its tables, the players seated."""
+        assert self.services.directors is not None
+        await self.services.directors.start_now(tid)
+        return await self.begun(tid)
+
+    async def begun(self, tid: int) -> Director:
+        director = self.director(tid)
+        await heard(director)  # after `begin`, which the start posted first
+        for table in self.tables(tid):
+            table.deck_source = lambda table=table: self._deck(table)  # type: ignore[misc]
+        return director
+
+    def rig(self, tid: int, policy: Policy) -> None:
+        """Every hand of the tournament's tables is dealt as `policy` says."""
+        for table in self.tables(tid):
+            self.policies[table.id] = policy
+
+    def _deck(self, table: Table) -> list[Card]:
+        assert table.directed is not None
+        tid = table.directed.tournament_id
+        seats = {t.id: (len(t.seats), t.hand is not None or t is table) for t in self.tables(tid)}
+        assert table.hand_number is not None
+        self.seen.append(
+            Seen(table.id, table.hand_number, table.directed.round, table.directed.level, seats)
+        )
+        policy = self.policies.get(table.id)
+        if policy is None:
+            ranking = sorted(table.hand_users.values())
+            return quads_deck(table, Deal(ranking))
+        return quads_deck(table, policy(table))
+
+    async def _act_for_puppets(self, tid: int) -> bool:
+        acted = False
+        for table in self.tables(tid):
+            hand = table.hand
+            if hand is None or hand.to_act is None:
+                continue
+            user = table.hand_users.get(hand.to_act)
+            strategy = self.puppets.get(user) if user is not None else None
+            if strategy is None:
+                continue
+            action = strategy(hand.legal_actions())
+            if action is None:
+                continue
+            assert table.hand_id is not None and user is not None
+            move = c.ActMsg(
+                type="act", hand_id=table.hand_id, turn_id=table.turn_id,
+                action=action.kind.value, amount=action.amount,
+            )  # fmt: skip
+            await table.request(m.Ask(user, table.seats[hand.to_act].name, "", move))
+            acted = True
+        return acted
+
+    def _mark(self, tid: int) -> tuple[Any, ...]:
+        director = self.services.directors.running.get(tid) if self.services.directors else None
+        tables = tuple(
+            (t.id, t.version, t.lifecycle, t.unwritten, len(t.outgoing), t.mailbox.qsize())
+            for t in self.tables(tid)
+        )
+        if director is None:
+            return tables
+        return (*tables, director.hands, director.moves_made, director.mailbox.qsize())
+
+    async def settle(self, tid: int) -> None:
+        """Until nothing more happens without the clock: every table's records written and
+        its mail handled, every report heard and answered by the director, the puppets'
+        moves made."""
+        for _ in range(200):
+            before = self._mark(tid)
+            await self.services.manager.writer.drain(timeout=30)
+            for table in self.tables(tid):
+                await table.request(m.Sync())
+                await table.request(m.Sync())  # and what the written records posted
+            for _ in range(3):
+                await asyncio.sleep(0)  # the director's reader takes what was published
+            director = self.services.directors.running.get(tid) if self.services.directors else None
+            if director is not None:
+                await heard(director)
+            acted = await self._act_for_puppets(tid)
+            if not acted and self._mark(tid) == before:
+                return
+        raise AssertionError("the tournament never settled")
+
+    async def run_until(
+        self,
+        tid: int,
+        done: Callable[[], bool | Awaitable[bool]],
+        *,
+        seconds: float = 3600.0,
+        step: float = STEP,
+    ) -> None:
+        """Move the clock `step` at a time, settling after each, until `done` holds; fails
+        after `seconds` of the tournament's time."""
+        spent = 0.0
+        while True:
+            await self.settle(tid)
+            result = done()
+            if not isinstance(result, bool):
+                result = await result
+            if result:
+                return
+            assert spent < seconds, f"not done after {seconds} s of play"
+            moved = min(step, max(0.0, self.next_due() - self.clock.monotonic()))
+            self.clock.advance(moved)
+            spent += moved
+
+    def next_due(self) -> float:
+        """When the clock's next timer is due (the fake clock's own heap: a step straight to
+        it skips the time in which nothing could happen)."""
+        due = [when for when, _, timer in self.clock._timers if not timer.cancelled]
+        return min(due, default=self.clock.monotonic() + STEP)
+
+    async def finished(self, tid: int) -> bool:
+        return bool((await self.tournament(tid)).status == "finished")
+
+    # -- the books ---------------------------------------------------------------------------
+
+    async def tournament(self, tid: int) -> Any:
+        async with self.db.session() as s:
+            return await store.get_tournament(s, tid)
+
+    async def entries(self, tid: int) -> list[TournamentEntry]:
+        async with self.db.session() as s:
+            rows = await store.entries(s, tid)
+        return sorted(rows, key=lambda e: (e.registered_at, e.id))
+
+    async def balance(self, user_id: int) -> int:
+        async with self.db.session() as s:
+            return await ledger.player_balance(s, user_id)
+
+    async def pool(self, tid: int) -> int:
+        async with self.db.session() as s:
+            return await ledger.balance(s, ledger.prize_pool_code(tid))
+
+    async def ledger_ok(self) -> None:
+        async with self.db.session() as s:
+            report = await check_ledger(s)
+        assert report.ok, report.violations
+
+
+async def heard(director: Director) -> None:
+    """Once the director has handled everything posted to it so far (or has finished)."""
+    if director.done.is_set():
+        return
+    asked = asyncio.ensure_future(director.request("view", {}))
+    ended = asyncio.ensure_future(director.done.wait())
+    await asyncio.wait([asked, ended], timeout=30, return_when=asyncio.FIRST_COMPLETED)
+    ended.cancel()
+    if not asked.done():
+        asked.cancel()
+        assert director.done.is_set(), "the director did not answer"
+    elif asked.exception() is None:
+        asked.result()
+
+
+async def open_server(app: FastAPI, db: Database, fanout: BaseFanout, clock: FakeClock) -> Server:
+    manager = TableManager(LedgerTableStore(db), fanout, clock)
+    services = await start_table_services(
+        app, db=db, fanout=fanout, clock=clock, manager=manager, freeze_gc=False
+    )
+    assert services.directors is not None
+    services.directors.clock = clock  # the directors' level clocks and ticks: the test's
+    return Server(app, services, db, clock)
+
+
+async def close_server(server: Server) -> None:
+    await stop_table_services(server.app)
