@@ -257,9 +257,10 @@ class Director:
         slot = self.slots.get(body["table"])
         if slot is None or self.status != "running":
             return
-        if body.get("hand") == slot.reported and not slot.in_hand:
-            await self._deal()  # a report again: its orders were lost or slow
-            return
+        if body.get("hand") == slot.reported:
+            if not slot.in_hand:
+                await self._deal()  # a report again: its orders were lost or slow
+            return  # else said before it took its go (a new table's first word): it deals
         self._took(slot, body)
         await self.decide()
 
@@ -532,8 +533,9 @@ class Director:
             await self._answer(slot, self.may_deal(slot), self.round)
 
     def _hand_for_hand(self) -> None:
-        """R32: on the bubble and at big pay jumps, while more than one table plays, every
-        table plays each hand together; a round's busts are simultaneous."""
+        """R32: on the bubble (the next bust puts everyone left in the money), while more
+        than one table plays, every table plays each hand together; a round's busts are
+        simultaneous. No other moment is played hand for hand (R32's reading)."""
         left = len(self.alive())
         prizes = self.prizes()
         paid = len(prizes)
@@ -541,9 +543,8 @@ class Director:
         def prize(place: int) -> int:
             return prizes[place - 1] if 0 < place <= paid else 0
 
-        jump = prize(left) == 0 and prize(left - 1) > 0  # the bubble
-        jump = jump or (prize(left) > 0 and prize(left - 1) >= 2 * prize(left))
-        on = len(self.slots) > 1 and jump
+        bubble = prize(left) == 0 and prize(left - 1) > 0
+        on = len(self.slots) > 1 and bubble
         if on and self.round is None:
             self.round = 0
         elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -26,7 +27,7 @@ from app.api.services import TableServices, start_table_services, stop_table_ser
 from app.engine import Action, ActionKind, LegalActions
 from app.engine.cards import Card
 from app.engine.scripted import dealing_order, scripted_deck
-from app.fanout import BaseFanout
+from app.fanout import BaseFanout, channels
 from app.store import accounts, ledger
 from app.store import tournaments as store
 from app.store.audit import check_ledger
@@ -68,14 +69,17 @@ Policy = Callable[[Table], Deal]
 
 @dataclass
 class Seen:
-    """One table's deal as it happened: the hand's number, round and level, and how every
-    table of the tournament stood at that moment (id -> players seated, in a hand)."""
+    """One table's deal as it happened: the hand's number, its hand-for-hand round and its
+    level, and how every table of the tournament stood at that moment: its players seated,
+    and the number of the hand it was playing (None: between hands)."""
 
     table_id: int
     number: int
     round: int | None
     level: int
-    seats: dict[int, tuple[int, bool]]
+    seats: dict[int, int]
+    playing: dict[int, int | None]
+    heard: int  # how many events had been heard by then (`Server.heard`)
 
 
 def quads_deck(table: Table, deal: Deal) -> list[Card]:
@@ -123,6 +127,9 @@ class Server:
     puppets: dict[int, Strategy] = field(default_factory=dict)
     policies: dict[int, Policy] = field(default_factory=dict)  # table -> its deals
     seen: list[Seen] = field(default_factory=list)
+    errors: list[BaseException] = field(default_factory=list)  # raised where the test is not
+    heard: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (channel, event)
+    listeners: list[asyncio.Task[None]] = field(default_factory=list)
     names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     # -- people and HTTP ---------------------------------------------------------------------
@@ -188,9 +195,31 @@ class Server:
     async def begun(self, tid: int) -> Director:
         director = self.director(tid)
         await heard(director)  # after `begin`, which the start posted first
-        for table in self.tables(tid):
+        tables = self.tables(tid)
+        for table in tables:
             table.deck_source = lambda table=table: self._deck(table)  # type: ignore[misc]
+        names = [channels.table(t.id) for t in tables] + [channels.tournament(tid)]
+        sub = self.services.fanout.subscribe(*names, queue_size=1_000_000)
+        await sub
+        self.listeners.append(asyncio.get_running_loop().create_task(self._listen(sub)))
         return director
+
+    async def _listen(self, sub: Any) -> None:
+        async for channel, text in sub:
+            body = json.loads(text)
+            if isinstance(body, dict) and "type" in body:
+                self.heard.append((channel, body))
+
+    def events(
+        self, channel: str, kind: str, since: int = 0, until: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The events of type `kind` heard on `channel` (a table's, the tournament's), of
+        those heard from `since` to `until` (indexes in `heard`, as `Seen.heard` gives)."""
+        return [
+            body
+            for name, body in self.heard[since:until]
+            if name == channel and body["type"] == kind
+        ]
 
     def rig(self, tid: int, policy: Policy) -> None:
         """Every hand of the tournament's tables is dealt as `policy` says."""
@@ -198,17 +227,27 @@ class Server:
             self.policies[table.id] = policy
 
     def _deck(self, table: Table) -> list[Card]:
-        assert table.directed is not None
-        tid = table.directed.tournament_id
-        seats = {t.id: (len(t.seats), t.hand is not None or t is table) for t in self.tables(tid)}
-        assert table.hand_number is not None
+        try:
+            return self._rigged(table)
+        except BaseException as exc:  # the table only logs it: the test must fail
+            self.errors.append(exc)
+            raise
+
+    def _rigged(self, table: Table) -> list[Card]:
+        assert table.directed is not None and table.hand_number is not None
+        tables = self.tables(table.directed.tournament_id)
+        playing = {
+            t.id: t.hand_number if t.hand is not None or t is table else None for t in tables
+        }
         self.seen.append(
-            Seen(table.id, table.hand_number, table.directed.round, table.directed.level, seats)
-        )
+            Seen(
+                table.id, table.hand_number, table.directed.round, table.directed.level,
+                {t.id: len(t.seats) for t in tables}, playing, len(self.heard),
+            )
+        )  # fmt: skip
         policy = self.policies.get(table.id)
         if policy is None:
-            ranking = sorted(table.hand_users.values())
-            return quads_deck(table, Deal(ranking))
+            return quads_deck(table, Deal(sorted(table.hand_users.values())))
         return quads_deck(table, policy(table))
 
     async def _act_for_puppets(self, tid: int) -> bool:
@@ -248,6 +287,8 @@ class Server:
         its mail handled, every report heard and answered by the director, the puppets'
         moves made."""
         for _ in range(200):
+            if self.errors:
+                raise self.errors[0]
             before = self._mark(tid)
             await self.services.manager.writer.drain(timeout=30)
             for table in self.tables(tid):
@@ -346,4 +387,6 @@ async def open_server(app: FastAPI, db: Database, fanout: BaseFanout, clock: Fak
 
 
 async def close_server(server: Server) -> None:
+    for task in server.listeners:
+        task.cancel()
     await stop_table_services(server.app)
