@@ -96,9 +96,8 @@ def quads_deck(table: Table, deal: Deal) -> list[Card]:
     hands: dict[int, str] = {}
     for rank, user in zip(QUADS, deal.ranking, strict=False):
         quads = [f"{rank}{s}" for s in "cdhs"]
-        hands[seat_of[user]] = "".join(
-            [quads[0], quads[1], doors[user], quads[2], quads[3], junk.pop(0), junk.pop(0)]
-        )
+        cards = [quads[0], quads[1], doors[user], quads[2], quads[3], junk.pop(0), junk.pop(0)]
+        hands[seat_of[user]] = "".join(cards[:3] if user in deal.folds else cards)
     folds = {seat_of[u]: 3 for u in deal.folds}
     return scripted_deck(order, hands, last_street=folds)
 
@@ -116,6 +115,28 @@ def play_call_down(legal: LegalActions) -> Action:
     if legal.call is not None:
         return Action(ActionKind.CALL)
     return Action(ActionKind.FOLD)
+
+
+def play_raise(legal: LegalActions) -> Action:
+    """A maniac: the most it may put in, every time."""
+    if legal.raises:
+        return Action(ActionKind.RAISE, legal.raises[-1])
+    if legal.bets:
+        return Action(ActionKind.BET, legal.bets[-1])
+    if legal.complete is not None:
+        return Action(ActionKind.COMPLETE, legal.complete)
+    return play_call_down(legal)
+
+
+def play_fold(legal: LegalActions) -> Action:
+    """Checks when it costs nothing, else folds (the bring-in is posted)."""
+    if legal.bring_in is not None:
+        return Action(ActionKind.BRING_IN, legal.bring_in)
+    if legal.check:
+        return Action(ActionKind.CHECK)
+    if legal.fold:
+        return Action(ActionKind.FOLD)
+    return play_call_down(legal)
 
 
 @dataclass
@@ -311,12 +332,15 @@ class Server:
         *,
         seconds: float = 3600.0,
         step: float = STEP,
+        watch: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """Move the clock `step` at a time, settling after each, until `done` holds; fails
-        after `seconds` of the tournament's time."""
+        after `seconds` of the tournament's time. `watch` looks at every settled moment."""
         spent = 0.0
         while True:
             await self.settle(tid)
+            if watch is not None:
+                await watch()
             result = done()
             if not isinstance(result, bool):
                 result = await result
