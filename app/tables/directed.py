@@ -136,7 +136,8 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
             seat_info.time_bank_ms = min(msg.bank_cap_ms, seat_info.time_bank_ms + msg.refill_ms)
     if msg.close:
         return await _close(table, moved)
-    d.round = msg.round
+    if msg.deal or (table.hand is None and not d.go):
+        d.round = msg.round  # a hand let deal or being played keeps its round (R32)
     if msg.deal and not d.go:
         d.go = True
         d.reported = None

@@ -391,6 +391,11 @@ class Director:
             self.clock_.next_level(self.clock.monotonic())
             await self.save()
             await self.publish("level", {"level": self.clock_.level + 1})
+            for slot in self.slots.values():  # let deal already: a hand it deals from now
+                if slot.in_hand:  # plays the new level (a hand being played keeps its own)
+                    await self._send(slot, p.DirectorOrders(
+                        tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(),
+                    ))  # fmt: skip
 
     # -- balance (R33) ----------------------------------------------------------------------
 

@@ -80,6 +80,7 @@ class Seen:
     seats: dict[int, int]
     playing: dict[int, int | None]
     heard: int  # how many events had been heard by then (`Server.heard`)
+    at: float  # when, on the clock
 
 
 def quads_deck(table: Table, deal: Deal) -> list[Card]:
@@ -117,6 +118,21 @@ def play_call_down(legal: LegalActions) -> Action:
     return Action(ActionKind.FOLD)
 
 
+def by_registration(server: Server, order: Sequence[int]) -> Policy:
+    """Deals where the earliest registration (of `order`) dealt in wins, the last one
+    present brings in, and a player away (no strategy, no bot) folds on third street, as
+    the clock folds for them (R28)."""
+
+    def policy(table: Table) -> Deal:
+        dealt = sorted(table.hand_users.values(), key=list(order).index)
+        bots = {info.user_id for info in table.seats.values() if info.bot}
+        present = [u for u in dealt if u in server.puppets or u in bots]
+        away = frozenset(u for u in dealt if u not in present)
+        return Deal(dealt, bring_in=present[-1] if present else None, folds=away)
+
+    return policy
+
+
 def play_raise(legal: LegalActions) -> Action:
     """A maniac: the most it may put in, every time."""
     if legal.raises:
@@ -149,7 +165,8 @@ class Server:
     policies: dict[int, Policy] = field(default_factory=dict)  # table -> its deals
     seen: list[Seen] = field(default_factory=list)
     errors: list[BaseException] = field(default_factory=list)  # raised where the test is not
-    heard: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (channel, event)
+    # (channel, event, when on the clock): what the tables and the director published
+    heard: list[tuple[str, dict[str, Any], float]] = field(default_factory=list)
     listeners: list[asyncio.Task[None]] = field(default_factory=list)
     names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -229,16 +246,22 @@ class Server:
         async for channel, text in sub:
             body = json.loads(text)
             if isinstance(body, dict) and "type" in body:
-                self.heard.append((channel, body))
+                self.heard.append((channel, body, self.clock.monotonic()))
 
     def events(
         self, channel: str, kind: str, since: int = 0, until: int | None = None
     ) -> list[dict[str, Any]]:
         """The events of type `kind` heard on `channel` (a table's, the tournament's), of
         those heard from `since` to `until` (indexes in `heard`, as `Seen.heard` gives)."""
+        return [body for _, body in self.timed(channel, kind, since, until)]
+
+    def timed(
+        self, channel: str, kind: str, since: int = 0, until: int | None = None
+    ) -> list[tuple[float, dict[str, Any]]]:
+        """As `events`, each with when it was heard on the clock."""
         return [
-            body
-            for name, body in self.heard[since:until]
+            (at, body)
+            for name, body, at in self.heard[since:until]
             if name == channel and body["type"] == kind
         ]
 
@@ -264,6 +287,7 @@ class Server:
             Seen(
                 table.id, table.hand_number, table.directed.round, table.directed.level,
                 {t.id: len(t.seats) for t in tables}, playing, len(self.heard),
+                self.clock.monotonic(),
             )
         )  # fmt: skip
         policy = self.policies.get(table.id)

@@ -3,33 +3,19 @@ opened, and a broken table's players seated by the recorded draw."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.store import tournaments as store
 from app.tables import Table
 from tests.tournaments.harness import (
     Deal,
     Person,
     Server,
+    by_registration,
     play_call_down,
     play_fold,
     play_raise,
 )
 
 CALM = {"levels": [{"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "minutes": 600}]}
-
-
-def by_registration(server: Server, order: list[int]) -> Any:
-    """The earliest registration dealt in wins; the last one present brings in; a player
-    away (no strategy) folds on third street, as the clock folds for them (R28)."""
-
-    def policy(table: Table) -> Deal:
-        dealt = sorted(table.hand_users.values(), key=order.index)
-        present = [u for u in dealt if u in server.puppets]
-        away = frozenset(u for u in dealt if u not in server.puppets)
-        return Deal(dealt, bring_in=present[-1], folds=away)
-
-    return policy
 
 
 class Balance:
@@ -119,7 +105,7 @@ async def test_r33_balanced_after_every_hand_the_short_table_waits_and_breaks_se
 
     def policy(table: Table) -> Deal:
         if table.id == first and table.hands_played == 0:
-            return Deal([winner, *maniacs, folder], bring_in=maniacs[0], folds={folder})
+            return Deal([winner, *maniacs, folder], bring_in=maniacs[0], folds=frozenset({folder}))
         return calm(table)
 
     server.rig(tid, policy)
