@@ -173,7 +173,8 @@ async def _apply(table: TableState, order: process.AddChips) -> None:
     if not await table.caught_up(1.0):
         raise TableError("try_again", "the table is still saving its last hand; try again")
     info_ = table.seats[table.by_user[order.user_id]]
-    stacks = stacks_view(table)
+    # the seats as the hand left them: those it busted (but this buyer) are gone already
+    stacks = {s: v for s, v in stacks_view(table).items() if v[1] > 0 or s == str(info_.seat)}
     stacks[str(info_.seat)][1] += order.chips
     d = table.directed
     assert d is not None

@@ -16,6 +16,7 @@ import asyncio
 import itertools
 import json
 from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -61,7 +62,7 @@ class Deal:
 
     ranking: Sequence[int]
     bring_in: int | None = None
-    folds: frozenset[int] = frozenset()
+    folds: AbstractSet[int] = frozenset()
 
 
 Policy = Callable[[Table], Deal]
@@ -370,10 +371,18 @@ class Server:
                 result = await result
             if result:
                 return
-            assert spent < seconds, f"not done after {seconds} s of play"
+            assert spent < seconds, f"not done after {seconds} s of play: {self.state(tid)}"
             moved = min(step, max(0.0, self.next_due() - self.clock.monotonic()))
             self.clock.advance(moved)
             spent += moved
+
+    def state(self, tid: int) -> list[Any]:
+        """How the tables stand (what a failure says)."""
+        return [
+            (t.id, t.lifecycle.value, t.hand_number, t.directed and t.directed.go, t.frozen,
+             {s: (i.user_id, i.stack) for s, i in t.seats.items()})
+            for t in self.tables(tid)
+        ]  # fmt: skip
 
     def next_due(self) -> float:
         """When the clock's next timer is due (the fake clock's own heap: a step straight to

@@ -55,7 +55,7 @@ async def test_r26_a_new_level_reaches_every_table_with_its_next_hand_never_mid_
     async with server.db.session() as s:
         rows = list(await s.scalars(select(HandRecord).where(HandRecord.tournament_id == tid)))
     played = {row.number: row for row in rows}
-    for table, number in levelled.items():
+    for number in levelled.values():
         if number is not None:  # the hand being played when the level changed: the first's
             assert played[number].level == 1 and played[number].rules["ante"] == 10
     for row in rows:  # every hand plays exactly its level's stakes
