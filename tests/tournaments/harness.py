@@ -120,12 +120,13 @@ def play_call_down(legal: LegalActions) -> Action:
 
 
 def by_registration(server: Server, order: Sequence[int]) -> Policy:
-    """Deals where the earliest registration (of `order`) dealt in wins, the last one
+    """Deals where the earliest of `order` dealt in wins (then the lowest user id), the last one
     present brings in, and a player away (no strategy, no bot) folds on third street, as
     the clock folds for them (R28)."""
 
     def policy(table: Table) -> Deal:
-        dealt = sorted(table.hand_users.values(), key=list(order).index)
+        rank = {user: i for i, user in enumerate(order)}  # then the others, by id
+        dealt = sorted(table.hand_users.values(), key=lambda u: (rank.get(u, len(rank)), u))
         bots = {info.user_id for info in table.seats.values() if info.bot}
         present = [u for u in dealt if u in server.puppets or u in bots]
         away = frozenset(u for u in dealt if u not in present)
