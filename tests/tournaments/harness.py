@@ -15,13 +15,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from collections.abc import Set as AbstractSet
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 import httpx
+import uvicorn
 from fastapi import FastAPI
 
 from app.api.services import TableServices, start_table_services, stop_table_services
@@ -39,7 +41,9 @@ from app.tables import messages as m
 from app.tournaments import service
 from app.tournaments.director import Director
 from app.wire import client as c
+from app.wire.limits import MAX_TRANSPORT_FRAME
 from tests.store.factories import make_user
+from tests.tables.live import Live
 
 Strategy = Callable[[LegalActions], Action | None]  # None: away, the clock plays (R28)
 STEP = 1.0  # the most fake seconds the clock moves between two looks
@@ -238,7 +242,8 @@ class Server:
         tables = self.tables(tid)
         for table in tables:
             table.deck_source = lambda table=table: self._deck(table)  # type: ignore[misc]
-        names = [channels.table(t.id) for t in tables] + [channels.tournament(tid)]
+        names = [channels.table(t.id) for t in tables]
+        names += [channels.tournament(tid), channels.director(tid)]
         sub = self.services.fanout.subscribe(*names, queue_size=1_000_000)
         await sub
         self.listeners.append(asyncio.get_running_loop().create_task(self._listen(sub)))
@@ -247,6 +252,8 @@ class Server:
     async def _listen(self, sub: Any) -> None:
         async for channel, text in sub:
             body = json.loads(text)
+            if isinstance(body, dict) and "table" in body and "type" not in body:
+                body = {"type": "report", **body}  # a table's report to its director
             if isinstance(body, dict) and "type" in body:
                 self.heard.append((channel, body, self.clock.monotonic()))
 
@@ -442,6 +449,31 @@ async def open_server(app: FastAPI, db: Database, fanout: BaseFanout, clock: Fak
     assert services.directors is not None
     services.directors.clock = clock  # the directors' level clocks and ticks: the test's
     return Server(app, services, db, clock)
+
+
+@asynccontextmanager
+async def listening(server: Server) -> AsyncIterator[Live]:
+    """The server's app on a loopback port (uvicorn in the test's loop), for WebSocket
+    clients (`tests.tables.live.Client`)."""
+    config = uvicorn.Config(
+        server.app, host="127.0.0.1", port=0, lifespan="off", log_level="warning",
+        ws_max_size=MAX_TRANSPORT_FRAME, ws_per_message_deflate=False,
+        timeout_graceful_shutdown=1,
+    )  # fmt: skip
+    web = uvicorn.Server(config)
+    task = asyncio.get_running_loop().create_task(web.serve())
+    async with asyncio.timeout(30):
+        while not web.started:
+            assert not task.done(), "uvicorn stopped before it listened"
+            await asyncio.sleep(0.005)
+    port = web.servers[0].sockets[0].getsockname()[1]
+    live = Live(f"http://127.0.0.1:{port}", server.services, server.clock, server.db)
+    try:
+        yield live
+    finally:
+        await asyncio.gather(*(c.close() for c in live.clients), return_exceptions=True)
+        web.should_exit = True
+        await task
 
 
 async def close_server(server: Server) -> None:
