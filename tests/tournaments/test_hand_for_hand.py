@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.engine.tournament import payouts
 from app.fanout import channels
 from app.tables import Table
-from tests.tournaments.harness import Deal, Server
+from tests.tournaments.harness import Deal, Server, by_registration
 
 LEVELS = {"levels": [
     {"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "hands": 4},
@@ -77,3 +77,30 @@ async def test_r32_on_the_bubble_tables_deal_together_and_a_rounds_busts_share_p
     assert prizes[2] == 799
     assert sorted(int(by_user[u].prize or 0) for u in order) == [399, 400, 1198, 1999]
     await server.ledger_ok()
+
+
+async def test_r32_orders_to_a_table_in_a_hand_for_hand_hand_leave_its_round(
+    server: Server,
+) -> None:
+    """Orders can reach a table in the middle of a hand (a player seated there, time given
+    from a player's allowance): the hand keeps its hand-for-hand round, and so does the
+    report of it the director places the round's busts by."""
+    host = await server.person("host")
+    tid = await server.create(
+        host, seats_per_table=3, starting_chips=1000, structure=LEVELS,
+        payouts="sng_50_30_20", max_players=4,
+    )  # fmt: skip
+    await server.bots(tid, 4)
+    director = await server.start(tid)
+    server.rig(tid, by_registration(server, []))
+    await server.run_until(tid, lambda: any(t.hand is not None for t in server.tables(tid)))
+    table = next(t for t in server.tables(tid) if t.hand is not None)
+    assert table.directed is not None and table.directed.round == 1
+    user = next(iter(table.by_user))
+    orders = {"tournament_id": tid, "epoch": director.books.epoch, "bank_add": {str(user): 5000}}
+    answer = await server.services.router.ask(table.id, "direct", orders)
+    assert answer["in_hand"] is True and table.directed.round == 1
+    await server.run_until(tid, lambda: director.round == 2)
+    reports = [r for r in server.events(channels.director(tid), "report") if r["hand"]]
+    assert [r["round"] for r in reports if r["table"] == table.id][:1] == [1]
+    assert sorted(r["round"] for r in reports[:2]) == [1, 1]
