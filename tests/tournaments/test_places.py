@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from sqlalchemy import select
+
 from app.engine.tournament import payouts
 from app.store import ledger
-from app.store.models import TxKind
+from app.store.models import LedgerTransaction, TxKind
 from app.tables import Table
-from tests.tournaments.harness import Deal, Server
+from tests.tournaments.harness import Deal, Server, by_registration
 
 ANTES = {"levels": [
     {"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "hands": 2},
@@ -58,4 +60,47 @@ async def test_r31_busts_of_one_hand_place_by_start_stack_and_equal_stacks_share
             assert posted.amount_for(account) == prize
             assert await ledger.player_balance(s, user) == prize  # each bot had its price
         assert await ledger.balance(s, ledger.prize_pool_code(tid)) == 0
+    await server.ledger_ok()
+
+
+async def test_r34_each_place_is_paid_once_the_moment_it_is_decided(server: Server) -> None:
+    """Six bots at two tables, three paid: at every settled moment each placed entry's prize
+    is in its player's account already (paid when the place was decided, while the others
+    play on), under one posting per entry; in the end every place was given once and the
+    prizes are the whole pool."""
+    host = await server.person("host")
+    tid = await server.create(
+        host, seats_per_table=3, buy_in=1000, fee=100, starting_chips=100, structure=ANTES,
+        payouts="sng_50_30_20", max_players=6,
+    )  # fmt: skip
+    bots = await server.bots(tid, 6)
+    director = await server.start(tid)
+    server.rig(tid, by_registration(server, bots))
+    paid_while_running: set[int] = set()
+
+    async def watch() -> None:
+        entries = await server.entries(tid)
+        for e in entries:
+            if e.place is not None:
+                assert await server.balance(e.user_id) == int(e.prize or 0)  # had only its price
+                if director.status == "running":
+                    paid_while_running.add(e.id)
+
+    await server.run_until(tid, lambda: server.finished(tid), watch=watch)
+    entries = await server.entries(tid)
+    assert sorted(e.place or 0 for e in entries) == [1, 2, 3, 4, 5, 6]
+    assert sum(int(e.prize or 0) for e in entries) == 6000  # the pool, whole (R34)
+    # every place but the last hand's two (2nd and 1st) was paid while the others played on
+    assert paid_while_running == {e.id for e in entries if (e.place or 0) > 2}
+    async with server.db.session() as s:
+        keys = list(
+            await s.scalars(
+                select(LedgerTransaction.idempotency_key).where(
+                    LedgerTransaction.kind == TxKind.TOURNAMENT_PRIZE
+                )
+            )
+        )
+        assert await ledger.balance(s, ledger.prize_pool_code(tid)) == 0
+    paid = [e for e in entries if e.prize]
+    assert len(keys) == len(set(keys)) == len(paid) >= 3
     await server.ledger_ok()
