@@ -56,7 +56,7 @@ class Command:
     args: dict[str, Any]
 
 
-class DirectorError(TableError):
+class TableError(TableError):
     pass
 
 
@@ -182,7 +182,7 @@ class Director:
             return await self._ticked()
         handler = COMMANDS.get(msg.name)
         if handler is None:
-            raise DirectorError("unknown_command", f"unknown tournament command {msg.name}")
+            raise TableError("unknown_command", f"unknown tournament command {msg.name}")
         return await handler(self, msg.args)
 
     def _schedule_tick(self) -> None:
@@ -572,7 +572,7 @@ class Director:
             return await self.ask_table(slot.table_id, orders)
         except TableError as exc:
             if exc.code == "stale_director":
-                raise DirectorError("lease_lost", "a newer director runs this tournament") from None
+                raise TableError("lease_lost", "a newer director runs this tournament") from None
             log.info("tournament %s: table %s refused orders: %s", self.id, slot.table_id, exc)
             return None
 
@@ -790,7 +790,7 @@ async def freeze(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     """R37: every table stops at the end of its hand, and the clock stops; resuming gives
     the clock and the level back exactly."""
     if d.status != "running":
-        raise DirectorError("not_running", "the tournament is not running")
+        raise TableError("not_running", "the tournament is not running")
     on = bool(args.get("frozen", True))
     if on and not d.frozen:
         d.frozen = True
@@ -808,10 +808,10 @@ async def cancel(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     """R36: the host may cancel until the first bust (everyone refunded); an operator also
     later: the prizes decided stay paid, the rest of the pool is shared by chips."""
     if d.status != "running":
-        raise DirectorError("not_running", "the tournament is not running")
+        raise TableError("not_running", "the tournament is not running")
     anyone_out = any(e.status == "busted" for e in d.entries.values())
     if anyone_out and not args.get("operator"):
-        raise DirectorError(
+        raise TableError(
             "in_the_money_already",
             "a player is out already: only an operator may cancel now (docs/rules.md R36)",
         )
@@ -897,9 +897,9 @@ async def pause_for_me(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     user, ms = int(args["user"]), int(args["ms"])
     entry = next((e for e in d.alive() if e.user_id == user), None)
     if entry is None or entry.table_id is None:
-        raise DirectorError("not_playing", "that player is not seated in this tournament")
+        raise TableError("not_playing", "that player is not seated in this tournament")
     if not 0 < ms <= entry.pause_left_ms:
-        raise DirectorError(
+        raise TableError(
             "allowance_spent", f"that player has {entry.pause_left_ms // 1000} s of pause left"
         )
     slot = d.slots[entry.table_id]
@@ -907,7 +907,7 @@ async def pause_for_me(d: Director, args: dict[str, Any]) -> dict[str, Any]:
         tournament_id=d.id, epoch=d.books.epoch, bank_add={str(user): ms},
     ))  # fmt: skip
     if answer is None:
-        raise DirectorError("try_again", "the player's table did not answer: try again")
+        raise TableError("try_again", "the player's table did not answer: try again")
     entry.pause_left_ms -= ms
     entry.time_bank_ms += ms
     await d.books.set_bank(entry.id, entry.time_bank_ms, entry.pause_left_ms)
@@ -923,27 +923,27 @@ async def buy_chips(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     kind, user = str(args["kind"]), int(args["user"])
     cfg = d.t.rebuy
     if d.status != "running" or not cfg:
-        raise DirectorError("no_rebuys", "this tournament has no rebuys")
+        raise TableError("no_rebuys", "this tournament has no rebuys")
     entry = next((e for e in d.alive() if e.user_id == user), None)
     if entry is None or entry.table_id is None or entry.table_id not in d.slots:
-        raise DirectorError("not_playing", "you have no seat in this tournament just now")
+        raise TableError("not_playing", "you have no seat in this tournament just now")
     period = int(cfg["levels"])
     starting = int(d.t.starting_chips)
     if kind == "rebuy":
         if d.clock_.level >= period:
-            raise DirectorError("rebuys_over", "the rebuy period is over")
+            raise TableError("rebuys_over", "the rebuy period is over")
         if entry.chips > starting:
-            raise DirectorError(
+            raise TableError(
                 "stack_too_big", f"a rebuy is at or below the starting stack ({starting} chips)"
             )
         chips, price, fee = int(cfg.get("chips") or starting), int(cfg["price"]), int(cfg["fee"])
     else:
         if cfg.get("addon_price") is None:
-            raise DirectorError("no_addon", "this tournament has no add-on")
+            raise TableError("no_addon", "this tournament has no add-on")
         if d.clock_.level != period:
-            raise DirectorError("addon_closed", "the add-on is taken in the level after the rebuys")
+            raise TableError("addon_closed", "the add-on is taken in the level after the rebuys")
         if entry.addon:
-            raise DirectorError("addon_taken", "you have taken the add-on already")
+            raise TableError("add_on_taken", "you have taken the add-on already")
         chips = int(cfg.get("addon_chips") or starting)
         price, fee = int(cfg["addon_price"]), int(cfg.get("addon_fee") or 0)
     order = p.AddChips(
