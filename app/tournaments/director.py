@@ -56,10 +56,6 @@ class Command:
     args: dict[str, Any]
 
 
-class TableError(TableError):
-    pass
-
-
 class Director:
     def __init__(
         self,
