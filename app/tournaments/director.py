@@ -766,7 +766,12 @@ async def _rebuild(d: Director) -> None:
 
 
 async def _cancel(d: Director, why: str) -> None:
+    """R36 before anyone busted: everything paid in goes back."""
     await d.books.refund_all()
+    await _close_all(d, why)
+
+
+async def _close_all(d: Director, why: str) -> None:
     d.status = "cancelled"
     d.clock_.stop(d.clock.monotonic())
     for slot in list(d.slots.values()):
@@ -819,21 +824,19 @@ async def cancel(d: Director, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _chop(d: Director) -> None:
-    """R36 under way: the busts pending are placed, then the rest of the prize pool goes to
-    the players left in proportion to their chips (odd chips to the bigger stacks first)."""
+    """R36 under way: the busts pending are placed, then the prizes still to be won are
+    chopped (`payouts.chip_chop`: the sure prize each, the rest by chips); the players left
+    take the places by their chips."""
     await d._place()
     left = sorted(d.alive(), key=lambda e: (-e.chips, e.order))
-    paid = sum(e.prize or 0 for e in d.entries.values())
-    rest = d.pool - paid
-    total = sum(e.chips for e in left) or 1
-    shares = [rest * e.chips // total for e in left]
-    for i in range(rest - sum(shares)):
-        shares[i % len(shares)] += 1
-    placed = [(e.id, i + 1, shares[i]) for i, e in enumerate(left)]
+    paid = payouts.chip_chop(
+        d.prizes(), {e.id: e.chips for e in left}, {e.id: e.order for e in left}
+    )
+    placed = [(e.id, i + 1, paid[e.id]) for i, e in enumerate(left)]
     await d.books.pay(placed)
     for e, (_, place, prize) in zip(left, placed, strict=True):
         e.status, e.place, e.prize = "busted", place, prize
-    await _cancel(d, "cancelled by an operator: the prize pool shared by chips")
+    await _close_all(d, "cancelled by an operator: the prizes still to be won chopped by chips")
 
 
 async def entries_changed(d: Director, args: dict[str, Any]) -> dict[str, Any]:
