@@ -251,7 +251,11 @@ class Director:
 
     async def _reported(self, body: dict[str, Any]) -> None:
         slot = self.slots.get(body["table"])
-        if slot is None or self.status != "running":
+        if slot is None:
+            return
+        if self.status != "running":  # over: a table that was in a hand closes now
+            self._took(slot, body)
+            await self.close_table(slot)
             return
         if body.get("hand") == slot.reported and not slot.in_hand:
             await self._deal()  # a report again: its orders were lost or slow
@@ -360,19 +364,28 @@ class Director:
             await self._tell_places([(done.entry_id, done.place, done.prize)])
         self.status = "finished"
         self.clock_.stop(self.clock.monotonic())
-        for slot in list(self.slots.values()):
-            await self._send(slot, p.DirectorOrders(
-                tournament_id=self.id, epoch=self.books.epoch,
-                unseat=d_unseat(self, slot),
-                finished=self.notices.pop(slot.table_id, []), close=True,
-            ))  # fmt: skip
         await self.save(finished_at=utcnow())
         if self.seed is not None:
             await self._reveal()
         await self.publish("finished", {})
-        self.done.set()
+        for slot in list(self.slots.values()):
+            await self.close_table(slot)
         if self.on_finish is not None:
             await self.on_finish(self.id)
+
+    async def close_table(self, slot: Slot) -> None:
+        """The tournament is over: the table's players stand up with their chips (the winner's
+        are every chip) and it closes, now or, if a hand is on there, when it reports. The
+        director is done once every table is closed."""
+        if not slot.in_hand:
+            answer = await self._send(slot, p.DirectorOrders(
+                tournament_id=self.id, epoch=self.books.epoch, unseat=d_unseat(self, slot),
+                finished=self.notices.pop(slot.table_id, []), close=True,
+            ))  # fmt: skip
+            if answer is not None:
+                del self.slots[slot.table_id]
+        if not self.slots:
+            self.done.set()
 
     async def _level_up(self) -> None:
         """R26: the level moves on by time or by hands; the next hand dealt at every table
@@ -774,17 +787,13 @@ async def _cancel(d: Director, why: str) -> None:
 async def _close_all(d: Director, why: str) -> None:
     d.status = "cancelled"
     d.clock_.stop(d.clock.monotonic())
-    for slot in list(d.slots.values()):
-        await d._send(slot, p.DirectorOrders(
-            tournament_id=d.id, epoch=d.books.epoch,
-            unseat=d_unseat(d, slot), close=True,
-        ))  # fmt: skip
     await d.save(finished_at=utcnow())
     if d.seed is not None:
         await d._reveal()
     await d.publish("cancelled", {"why": why})
-    d.done.set()
     log.info("tournament %s cancelled: %s", d.id, why)
+    for slot in list(d.slots.values()):
+        await d.close_table(slot)
 
 
 async def freeze(d: Director, args: dict[str, Any]) -> dict[str, Any]:
