@@ -90,6 +90,10 @@ async def _may_enter(db: Database, t: Tournament, user_id: int, reentry: bool) -
     """The status a new entry gets, or a refusal: before the start it is registered;
     during late registration it plays at once (R35)."""
     if t.status == "registering":
+        if t.opens_at is not None and utcnow() < t.opens_at:
+            raise TableError(
+                "registration_not_open", f"registration opens at {t.opens_at.isoformat()}"
+            )
         return "registered"
     if t.status == "running" and int(t.level) < int(t.late_levels or 0):
         return "registered"
