@@ -258,7 +258,8 @@ class Director:
             await self.close_table(slot)
             return
         if body.get("hand") == slot.reported and not slot.in_hand:
-            await self._deal()  # a report again: its orders were lost or slow
+            slot.told = False  # a report again: it waits for word, whatever it was told
+            await self._deal()
             return
         self._took(slot, body)
         await self.decide()
@@ -292,6 +293,7 @@ class Director:
             self.clock_.hands += 1
         slot.reported = hand
         slot.in_hand = False
+        slot.told = False
 
     def _bust(self, entry: Entry | None, slot: Slot, start: int, hand: int, group: str) -> None:
         if entry is None or entry.table_id != slot.table_id:
@@ -559,14 +561,25 @@ class Director:
             self.round = None
 
     async def _answer(self, slot: Slot, deal: bool, round_: int | None) -> None:
+        """A table between hands is told to deal, or to wait; a wait is said once (until the
+        table reports again), places and refills whenever there are some."""
+        news = bool(self.notices.get(slot.table_id)) or self._refill_due(slot)
+        if not deal and slot.told and not news:
+            return
         orders = p.DirectorOrders(
             tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(), deal=deal,
             round=round_, finished=self.notices.pop(slot.table_id, []),
             refill_ms=self._refill_for(slot), bank_cap_ms=int(self.t.time_bank_ms or 0),
         )  # fmt: skip
-        if await self._send(slot, orders) is not None and deal:
+        if await self._send(slot, orders) is None:
+            return
+        slot.told = not deal
+        if deal:
             slot.in_hand = True
             slot.round = round_
+
+    def _refill_due(self, slot: Slot) -> bool:
+        return self.refilled.get(slot.table_id, self.clock_.level) < self.clock_.level
 
     def _refill_for(self, slot: Slot) -> int:
         """R27: each level refills the time banks a little, once per table and level."""
