@@ -136,7 +136,8 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
             seat_info.time_bank_ms = min(msg.bank_cap_ms, seat_info.time_bank_ms + msg.refill_ms)
     if msg.close:
         return await _close(table, moved)
-    d.round = msg.round
+    if msg.deal or (table.hand is None and not d.go):
+        d.round = msg.round  # a hand let deal or being played keeps its round (R32)
     if msg.deal and not d.go:
         d.go = True
         d.reported = None
@@ -172,7 +173,8 @@ async def _apply(table: TableState, order: process.AddChips) -> None:
     if not await table.caught_up(1.0):
         raise TableError("try_again", "the table is still saving its last hand; try again")
     info_ = table.seats[table.by_user[order.user_id]]
-    stacks = stacks_view(table)
+    # the seats as the hand left them: those it busted (but this buyer) are gone already
+    stacks = {s: v for s, v in stacks_view(table).items() if v[1] > 0 or s == str(info_.seat)}
     stacks[str(info_.seat)][1] += order.chips
     d = table.directed
     assert d is not None

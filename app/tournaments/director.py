@@ -257,10 +257,11 @@ class Director:
             self._took(slot, body)
             await self.close_table(slot)
             return
-        if body.get("hand") == slot.reported and not slot.in_hand:
-            slot.told = False  # a report again: it waits for word, whatever it was told
-            await self._deal()
-            return
+        if body.get("hand") == slot.reported:
+            if not slot.in_hand:
+                slot.told = False  # a report again: it waits for word, whatever it was told
+                await self._deal()
+            return  # else said before it took its go (a new table's first word): it deals
         self._took(slot, body)
         await self.decide()
 
@@ -401,6 +402,11 @@ class Director:
             self.clock_.next_level(self.clock.monotonic())
             await self.save()
             await self.publish("level", {"level": self.clock_.level + 1})
+            for slot in self.slots.values():  # let deal already: a hand it deals from now
+                if slot.in_hand:  # plays the new level (a hand being played keeps its own)
+                    await self._send(slot, p.DirectorOrders(
+                        tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(),
+                    ))  # fmt: skip
 
     # -- balance (R33) ----------------------------------------------------------------------
 
@@ -543,8 +549,9 @@ class Director:
             await self._answer(slot, self.may_deal(slot), self.round)
 
     def _hand_for_hand(self) -> None:
-        """R32: on the bubble and at big pay jumps, while more than one table plays, every
-        table plays each hand together; a round's busts are simultaneous."""
+        """R32: on the bubble (the next bust puts everyone left in the money), while more
+        than one table plays, every table plays each hand together; a round's busts are
+        simultaneous. No other moment is played hand for hand (R32's reading)."""
         left = len(self.alive())
         prizes = self.prizes()
         paid = len(prizes)
@@ -552,9 +559,8 @@ class Director:
         def prize(place: int) -> int:
             return prizes[place - 1] if 0 < place <= paid else 0
 
-        jump = prize(left) == 0 and prize(left - 1) > 0  # the bubble
-        jump = jump or (prize(left) > 0 and prize(left - 1) >= 2 * prize(left))
-        on = len(self.slots) > 1 and jump
+        bubble = prize(left) == 0 and prize(left - 1) > 0
+        on = len(self.slots) > 1 and bubble
         if on and self.round is None:
             self.round = 0
         elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):

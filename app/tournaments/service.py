@@ -9,6 +9,8 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from sqlalchemy import update
+
 from app.engine.tournament import draws, payouts
 from app.store import accounts, leases
 from app.store import tournaments as store
@@ -301,8 +303,12 @@ async def start_early(db: Database, t: Tournament, start: Start) -> dict[str, An
         count = sum(1 for e in await store.entries(s, t.id) if e.status == "registered")
     if count < 2:
         raise TableError("too_few_players", "a tournament starts with 2 players at least")
-    async with db.transaction() as s:
-        await store.save_director(s, t.id, {"min_players": 2})
+    async with db.transaction() as s:  # a setting, not the director's: it has none yet
+        await s.execute(
+            update(Tournament)
+            .where(Tournament.id == t.id, Tournament.status == "registering")
+            .values(min_players=2)
+        )
     if not await start(t.id):
         raise TableError("tournament_moving", "the tournament is starting elsewhere")
     return {"started": True}
