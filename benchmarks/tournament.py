@@ -604,6 +604,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="a database on the PostgreSQL server to make the run's database from",
     )  # fmt: skip
     parser.add_argument("--redis", default=cluster.REDIS, help="the Redis the processes share")
+    parser.add_argument(
+        "--work", type=Path, default=None,
+        help="keep the processes' logs and data here (default: a temporary directory)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--keep-database", action="store_true", help="do not drop the run's database"
+    )
     return parser.parse_args(argv)
 
 
@@ -611,10 +618,17 @@ async def bench(args: argparse.Namespace) -> int:
     pg = cluster.Postgres(args.postgres)
     name = await pg.create()
     try:
-        with tempfile.TemporaryDirectory(prefix="stud-tournament-") as tmp:
-            result = await play(args, pg.url_for(name), Path(tmp))
+        if args.work is not None:
+            args.work.mkdir(parents=True, exist_ok=True)
+            result = await play(args, pg.url_for(name), args.work)
+        else:
+            with tempfile.TemporaryDirectory(prefix="stud-tournament-") as tmp:
+                result = await play(args, pg.url_for(name), Path(tmp))
     finally:
-        await pg.drop(name)
+        if args.keep_database:
+            print(f"kept the database {name}")
+        else:
+            await pg.drop(name)
     if args.json is not None:
         args.json.write_text(json.dumps(asdict(result), indent=1))
     text = report(args, result)
