@@ -253,11 +253,16 @@ class Director:
         slot = self.slots.get(body["table"])
         if slot is None:
             return
+        hand = body.get("hand")
+        if hand is not None and hand == slot.reported and slot.in_hand:
+            # a report again that crossed the orders to deal: its seats are from before
+            # them (a player moved away would sit at two tables), and it says nothing new
+            return
         if self.status != "running":  # over: a table that was in a hand closes now
             self._took(slot, body)
             await self.close_table(slot)
             return
-        if body.get("hand") == slot.reported:
+        if hand == slot.reported:
             if not slot.in_hand:
                 slot.told = False  # a report again: it waits for word, whatever it was told
                 await self._deal()
