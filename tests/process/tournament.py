@@ -12,15 +12,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis.asyncio as aredis
 from sqlalchemy import func, select
 
 from app.engine.tournament import draws, payouts
+from app.fanout import channels
 from app.store.db import Database
-from app.store.hand_models import HandRecord
+from app.store.hand_models import HandRecord, HandStatus
 from app.store.lease_models import ServerProcess, TableLease, TournamentLease
 from app.store.models import LedgerTransaction, PokerTable, Seat, TxKind
 from app.store.tournament_models import Tournament, TournamentDraw, TournamentEntry
@@ -250,6 +253,45 @@ class Sng:
                 out[entry] = out.get(entry, 0) + 1
             return out
 
+    async def snapshot(self) -> dict[str, Any]:
+        """Everything a director writes, as the database has it now: the tournament row,
+        the entries, the draws and the ledger's transactions (this database holds only this
+        tournament's)."""
+        t = await self.row()
+        columns = (
+            "status", "frozen", "level", "level_elapsed_ms", "level_hands", "hand_for_hand",
+            "prize_pool", "prizes", "break_order", "state", "issued",
+        )  # fmt: skip
+        entries = [
+            (e.id, e.status, e.chips, e.table_id, e.seat, e.moves, e.place, e.prize)
+            for e in await self.entries()
+        ]
+        async with self.db.session() as s:
+            ledger = list(
+                await s.execute(
+                    select(LedgerTransaction.id, LedgerTransaction.idempotency_key).order_by(
+                        LedgerTransaction.id
+                    )
+                )
+            )
+        return {
+            "tournament": {k: getattr(t, k) for k in columns},
+            "entries": entries,
+            "draws": await self.draws(),
+            "ledger": [tuple(row) for row in ledger],
+        }
+
+    async def chips_in_play(self) -> tuple[int, int]:
+        """The entries' chips and the chips the tournament issued."""
+        async with self.db.session() as s:
+            chips = await s.scalar(
+                select(func.coalesce(func.sum(TournamentEntry.chips), 0)).where(
+                    TournamentEntry.tournament_id == self.id
+                )
+            )
+            issued = await s.scalar(select(Tournament.issued).where(Tournament.id == self.id))
+        return int(chips or 0), int(issued or 0)
+
     async def double_seats(self) -> list[tuple[int, int]]:
         """Users with more than one seat at this tournament's tables (user, seats)."""
         async with self.db.session() as s:
@@ -292,6 +334,17 @@ class Sng:
 
     # -- the players -----------------------------------------------------------------------
 
+    async def live_hands(self) -> list[HandRecord]:
+        return [h for h in await self.hands() if h.status == HandStatus.LIVE]
+
+    async def played(self, hands: int) -> None:
+        """Wait until `hands` of its hands are over (recorded)."""
+
+        async def done() -> bool:
+            return sum(h.status == HandStatus.DONE for h in await self.hands()) >= hands
+
+        await until(done, f"{hands} hands are played", timeout=120)
+
     async def started(self) -> None:
         async def running() -> bool:
             return (await self.row()).status == "running" and bool(await self.seated())
@@ -305,15 +358,16 @@ class Sng:
             return {}
         return {e.user_id: int(e.table_id) for e in es if e.table_id is not None}
 
-    async def connect_humans(self) -> list[Human]:
-        """Each human's socket, on a process other than their table's owner."""
+    async def connect_humans(self, on: Sequence[int] | None = None) -> list[Human]:
+        """Each human's socket, on one of the processes `on` (default: any) other than
+        their table's owner where there is one (one each, when there are two such)."""
         where = await self.seated()
         runners = await self.runners()
-        for user, token in self.humans.items():
+        allowed = list(range(len(self.c.procs)) if on is None else on)
+        for k, (user, token) in enumerate(self.humans.items()):
             table_id = where[user]
-            owner = runners.get(table_id) or 0
-            at = next(i for i in range(len(self.c.procs)) if i != owner)
-            human = await Human.at(self.c.ports[at], table_id, token, user)
+            others = [i for i in allowed if i != runners.get(table_id)] or allowed
+            human = await Human.at(self.c.ports[others[k % len(others)]], table_id, token, user)
             await human.wait(lambda f: f.get("type") == "snapshot")
             self.clients.append(human)
         return self.clients
@@ -356,15 +410,20 @@ class Sng:
 @contextlib.asynccontextmanager
 async def watching_seats(sng: Sng) -> AsyncIterator[list[int]]:
     """While the block runs, look again and again: no user ever has two seats at the
-    tournament's tables. Yields the count of looks so far (a one-item list)."""
+    tournament's tables, and the entries' chips always sum to what was issued (each hand's
+    record, seat and unseat writes them in one transaction). Yields the count of looks
+    so far (a one-item list)."""
     looks = [0]
-    problems: list[list[tuple[int, int]]] = []
+    problems: list[Any] = []
 
     async def watch() -> None:
         while True:
             found = await sng.double_seats()
             if found:
                 problems.append(found)
+            chips, issued = await sng.chips_in_play()
+            if chips != issued:
+                problems.append(("chips", chips, "issued", issued))
             looks[0] += 1
             await asyncio.sleep(0.1)
 
@@ -375,7 +434,7 @@ async def watching_seats(sng: Sng) -> AsyncIterator[list[int]]:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-    assert problems == [], f"a user in two seats: {problems[:3]}"
+    assert problems == [], f"a user in two seats, or chips astray: {problems[:3]}"
 
 
 async def people(c: Cluster, host_at: int, last_at: int) -> list[tuple[int, str]]:
@@ -421,3 +480,58 @@ def seed_seating_both_at_first_break(players: int = PLAYERS, seats: int = 8) -> 
         if drawn[players - 1][0] == drawn[players - 2][0] == order[0]:
             return seed
     raise AssertionError("no seed seats them so")
+
+
+class Heard:
+    """What the tournament's channels carried, as a Redis subscriber of the test's own
+    heard it: its public news (`tournament:ID`: the clock, places, freezes) and its tables'
+    reports to the director (`director:ID`)."""
+
+    def __init__(self, redis_url: str, namespace: str, tournament_id: int) -> None:
+        self.url = redis_url
+        self.news_channel = channels.qualify(namespace, channels.tournament(tournament_id))
+        self.reports_channel = channels.qualify(namespace, channels.director(tournament_id))
+        self.news: list[dict[str, Any]] = []
+        self.reports: list[dict[str, Any]] = []
+        self.ready = asyncio.Event()
+
+    async def run(self) -> None:
+        client = aredis.Redis.from_url(self.url, decode_responses=True)
+        try:
+            pubsub = client.pubsub()
+            await pubsub.subscribe(self.news_channel, self.reports_channel)
+            self.ready.set()
+            async for message in pubsub.listen():
+                if message["type"] != "message":
+                    continue
+                body = json.loads(message["data"])
+                if message["channel"] == self.news_channel:
+                    self.news.append(body)
+                else:
+                    self.reports.append(body)
+        finally:
+            await client.aclose()
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [n for n in self.news if n.get("type") == kind]
+
+    def waiting_again(self, tables: list[int], since: int) -> bool:
+        """Every table of `tables` reported, from report `since` on, the same hand twice:
+        it has finished its hand and waits for the director's word."""
+        seen: dict[int, list[Any]] = {}
+        for r in self.reports[since:]:
+            seen.setdefault(int(r["table"]), []).append(r.get("hand"))
+        return all(len(h) >= 2 and h[-1] == h[-2] for t in tables for h in [seen.get(t, [])])
+
+
+@contextlib.asynccontextmanager
+async def heard(redis_url: str, namespace: str, tournament_id: int) -> AsyncIterator[Heard]:
+    listener = Heard(redis_url, namespace, tournament_id)
+    task = asyncio.get_running_loop().create_task(listener.run())
+    try:
+        await asyncio.wait_for(listener.ready.wait(), 10)
+        yield listener
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
