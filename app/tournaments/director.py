@@ -268,6 +268,8 @@ class Director:
                 await self._deal()
             return  # else said before it took its go (a new table's first word): it deals
         self._took(slot, body)
+        if self.t.rebuy:  # a rebuy waiting behind the hand was posted with it: the pool grew
+            self.pool = await self.books.pool()
         await self.decide()
 
     def _took(self, slot: Slot, body: dict[str, Any]) -> None:
@@ -829,6 +831,7 @@ async def freeze(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     if on and not d.frozen:
         d.frozen = True
         d.clock_.stop(d.clock.monotonic())
+        await _hold(d)
     elif not on and d.frozen:
         d.frozen = False
         d.clock_.run(d.clock.monotonic())
@@ -836,6 +839,20 @@ async def freeze(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     await d.publish("frozen" if d.frozen else "resumed", {"level": d.clock_.level + 1})
     await d.decide()
     return {"frozen": d.frozen}
+
+
+async def _hold(d: Director) -> None:
+    """R37: no hand is dealt while frozen, not even one a table was let deal just before
+    (it waits out the pause between hands): the go is taken back. A table whose hand is on
+    finishes it and reports as usual."""
+    for slot in list(d.slots.values()):
+        if not slot.in_hand:
+            continue
+        answer = await d._send(slot, p.DirectorOrders(
+            tournament_id=d.id, epoch=d.books.epoch, hold=True,
+        ))  # fmt: skip
+        if answer is not None and not answer["in_hand"] and answer["reported"] == slot.reported:
+            slot.in_hand = False  # taken back: between hands, as after its last report
 
 
 async def cancel(d: Director, args: dict[str, Any]) -> dict[str, Any]:
