@@ -415,6 +415,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   try {
     const found = await get(`/api/tables/${tableId}`);
     state.table = { ...found.settings, id: tableId };
+    setUnit(state.table.tournament ? "chips" : "money"); // drawn before the snapshot comes
     state.seats = found.seats;
     invite = found.invite || null; // only the host gets it
   } catch (err) {

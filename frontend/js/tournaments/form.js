@@ -111,9 +111,13 @@ export function tournamentFields(current = {}) {
   const s = { ...DEFAULTS, ...current };
   const i = inputsFor(s);
   const levels = levelEditor(s.structure.levels || suggestedLevels(s.starting_chips), { rotation: () => i.variant.value === "rotation" });
-  const only = (el, when) => Object.assign(el, { dataset: { when } });
-  const presetPart = only(h("div.settings-grid.sub-part", field(t("tour.form.speed"), i.speed), field(t("tour.form.by_hands"), i.by_hands, t("tour.form.by_hands_hint"))), "preset planner");
-  const plannerPart = only(h("div.settings-grid.sub-part", field(t("tour.form.hours"), i.hours, t("tour.form.hours_hint"))), "planner");
+  const only = (el, when) => ((el.dataset.when = when), el);
+  const presetPart = h(
+    "div.settings-grid.sub-part",
+    only(field(t("tour.form.speed"), i.speed), "preset planner"),
+    only(field(t("tour.form.by_hands"), i.by_hands, t("tour.form.by_hands_hint")), "preset"),
+    only(field(t("tour.form.hours"), i.hours, t("tour.form.hours_hint")), "planner"),
+  );
   const levelsPart = only(h("div.sub-part", levels.el, field(t("tour.form.open_pair"), i.open_pair)), "levels");
   const timePart = only(h("div.settings-grid.sub-part", field(t("tour.form.starts_at"), i.starts_at), field(t("tour.form.late_levels"), i.late_levels, t("tour.form.late_levels_hint")), h("div.field.checks", h("label.check", i.reentry, " ", t("tour.form.reentry")))), "scheduled");
   const rebuyPart = only(
@@ -133,7 +137,7 @@ export function tournamentFields(current = {}) {
     "div.tournament-form",
     fieldset(t("tour.form.part.game"), field(t("tour.form.name"), i.name), field(t("lobby.game"), i.variant), h("div.field.wide", h("label", { for: "t-note" }, t("tour.form.note")), Object.assign(i.note, { id: "t-note" })), field(t("tour.form.seats_per_table"), i.seats_per_table)),
     fieldset(t("tour.form.part.money"), field(t("tour.form.buy_in"), i.buy_in, t("tour.form.buy_in_hint")), field(t("tour.form.fee"), i.fee), field(t("tour.form.starting_chips"), i.starting_chips), field(t("tour.form.payouts"), i.payouts)),
-    h("fieldset.form-part", h("legend", t("tour.form.part.structure")), h("div.settings-grid", field(t("tour.form.structure"), i.kind)), presetPart, plannerPart, levelsPart),
+    h("fieldset.form-part", h("legend", t("tour.form.part.structure")), h("div.settings-grid", field(t("tour.form.structure"), i.kind)), presetPart, levelsPart),
     h(
       "fieldset.form-part",
       h("legend", t("tour.form.part.players")),

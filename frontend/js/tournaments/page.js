@@ -209,7 +209,7 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
     return [
       h("h2", t("tour.fairness")),
       h("p.hint", t("tour.fairness_text")),
-      data.draws.map((d) => {
+      ...data.draws.map((d) => {
         if (d.seed && !verdicts.has(d.seed)) {
           verdicts.set(d.seed, "checking");
           seedMatches(d).then((ok) => (verdicts.set(d.seed, ok === null ? "unchecked" : ok ? "ok" : "bad"), draw()));
