@@ -15,7 +15,7 @@ export const payoutName = (p) => (PAYOUTS.includes(p) ? t(`tour.payouts.${p}`) :
 /** "$10+$1": the prize pool's part and the house's fee (a freeroll: "Free"). */
 export function buyIn(x) {
   if (!x.buy_in && !x.fee) return t("tour.free");
-  return `${money(x.buy_in)}+${money(x.fee)}`;
+  return t("tour.buy_in_plus", { buy_in: money(x.buy_in), fee: money(x.fee) });
 }
 
 /** A moment the server wrote (ISO) in the page's language; "" for none. */
