@@ -11,7 +11,9 @@ action, and each showdown decision (``pN sm CARDS`` shows, ``pN sm`` mucks). As 
 expects, when the betting ends with at most one player still holding chips before the river,
 every player still in shows the cards they hold at that point, and shows again at the end.
 Table settings PHH has no field for are user fields (``_button``, ``_rake_bps``,
-``_rake_cap`` with -1 for no cap, …).
+``_rake_cap`` with -1 for no cap, …). A tournament hand names its tournament in the fields the
+specification has: ``event`` (the tournament's name) and ``level`` (its 1-based level); the
+tournament's number, for which it has none, is the user field ``_tournament``.
 
 Some inputs have no place in pokerkit's PHH, so they are written as comment lines pokerkit
 ignores and `replay_phh` applies: ``# pN times out: all-in protection (R19)``, and a show or
@@ -92,8 +94,12 @@ def to_phh(
     players: Mapping[int, str] | None = None,
     seat_count: int = MAX_SEATS,
     table: int | str | None = None,
+    tournament: int | None = None,
+    level: int | None = None,
+    event: str | None = None,
 ) -> str:
-    """The finished `hand` as PHH text. `players` maps seats to player names."""
+    """The finished `hand` as PHH text. `players` maps seats to player names; a tournament
+    hand gives its `tournament` number, `level` and the tournament's name as `event`."""
     if not hand.is_over:
         raise ValueError("only a finished hand can be written as a hand history")
     started = hand.events[0]
@@ -117,10 +123,10 @@ def to_phh(
     ]
     if players is not None:
         fields.append(("players", [players.get(s, f"seat {s + 1}") for s in seats]))
-    if hand_number is not None:
-        fields.append(("hand", hand_number))
-    if table is not None:
-        fields.append(("table", table))
+    optional = [("event", event), ("hand", hand_number), ("level", level), ("table", table)]
+    fields += [(key, value) for key, value in optional if value is not None]
+    if tournament is not None:
+        fields.append(("_tournament", tournament))
     fields += [
         ("finishing_stacks", list(ended.stacks)),
         ("_button", started.button + 1),
@@ -250,6 +256,8 @@ class PHHReplay:
     seats: tuple[int, ...]
     finishing_stacks: list[int]
     unknown: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    tournament: int | None = None  # a tournament hand's tournament number and level
+    level: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,7 +327,10 @@ def replay_phh(text: str) -> PHHReplay:
     except ValueError as exc:
         raise PHHError(str(exc)) from None
     _Replayer(hand, seats, lines, dealt, unknown).run()
-    return PHHReplay(hand, seats, [hand.stacks[s] for s in seats], unknown)
+    finishing = [hand.stacks[s] for s in seats]
+    return PHHReplay(
+        hand, seats, finishing, unknown, _whole(fields, "_tournament"), _whole(fields, "level")
+    )
 
 
 def _rules(fields: Mapping[str, Any]) -> Rules:
@@ -349,6 +360,14 @@ def _rules(fields: Mapping[str, Any]) -> Rules:
         )
     except ValueError as exc:
         raise PHHError(str(exc)) from None
+
+
+def _whole(fields: Mapping[str, Any], name: str) -> int | None:
+    """An optional field that must be a whole number of 1 or more."""
+    value = fields.get(name)
+    if value is not None and (type(value) is not int or value < 1):
+        raise PHHError(f"{name!r} must be a whole number from 1, not {value!r}")
+    return value
 
 
 def _int_list(fields: Mapping[str, Any], name: str) -> list[int]:

@@ -24,14 +24,38 @@ Variants' names: ``7 Card Stud Limit``, ``7 Card Stud Hi/Lo Limit``, ``Razz Limi
 Amounts are chips in cents, written in dollars as PokerStars writes real-money histories (and
 as the table shows them): "$0.15", "$1", "$1500" (no thousands commas, which importers read as
 the end of the number).
+
+A tournament hand (`HandText.tournament`) is written in PokerStars' tournament form, checked
+against its stud tournament histories (Razz 2010, Triple Stud 2013; see test_pokerstars.py):
+
+    PokerStars Hand #<n>: Tournament #<t>, $10+$1 USD 7 Card Stud Limit - Level III (40/80)
+        - 2026/12/01 20:15:00 UTC [2026/12/01 15:15:00 ET]          (one line)
+    Table '<t> <the table's number>' 8-max
+    Seat 1: ann (1500 in chips)
+    ann: posts the ante 10 ... ann collected 240 from pot
+    bob finished the tournament in 2nd place and received $60.00.
+    ann wins the tournament and receives $100.00 - congratulations!
+    *** SUMMARY ***
+    Total pot 240 | Rake 0
+
+Tournament chips are whole chips, written as plain integers everywhere, the stakes included.
+The buy-in is prize-pool part + fee: whole dollars ("$10+$1 USD") unless either has cents, then
+both with cents ("$2.00+$0.20 USD"), as PokerStars writes it; "Freeroll" when both are 0. The
+site's money is play money shown as dollars (the table, the cash text above), so the buy-in is
+written as a dollar buy-in, not in PokerStars' own play-money form ("300+20", no currency),
+which would file it apart from everything else the site writes. The time is UTC, the viewer's
+zone, with ET in brackets as PokerStars writes both ("… 9:27:43 ET]", hours unpadded):
+importers take the bracketed ET time as the hand's. The rotation of stud, stud8 and razz is
+PokerStars' "Triple Stud", each hand naming its game: "Triple Stud (Razz Limit)".
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from app.engine import money
 
@@ -42,6 +66,34 @@ GAME_NAMES = {
 }
 STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
 FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "River"}
+
+
+MIX_NAME = "Triple Stud"  # PokerStars' name for the rotation of 7 Card Stud, Razz and Stud Hi/Lo
+CURRENCY_SYMBOLS = {"USD": "$", "CAD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """A player who went out in this hand (or won the tournament in it): their place and the
+    prize it pays, in cents."""
+
+    seat: int
+    place: int
+    prize: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentText:
+    """What a tournament hand's text adds: the header's tournament, buy-in and level, and the
+    finishing places the hand decided."""
+
+    tournament_id: int
+    buy_in: int  # cents of play money, the prize-pool part
+    fee: int  # cents
+    level: int  # 1-based level number, shown in Roman numerals
+    currency: str = "USD"
+    rotation: bool = False  # the tournament rotates stud, stud8 and razz ("Triple Stud")
+    finishes: Sequence[Finish] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +110,8 @@ class HandText:
     names: Mapping[int, str]  # seat -> player name
     events: Sequence[Mapping[str, Any]]  # every event's to_dict(), in order
     rake: int = 0
+    # a tournament hand; `table_name` is then the table's number within the tournament
+    tournament: TournamentText | None = None
 
 
 def _describe(text: str | None) -> str:
@@ -108,17 +162,35 @@ class _Renderer:
     def name(self, seat: int) -> str:
         return self.seats[seat].name
 
-    def run(self) -> str:
+    def chips(self, amount: int) -> str:
+        """An amount as the text writes it: dollars at a cash table, tournament chips bare."""
+        return str(amount) if self.hand.tournament is not None else _usd(amount)
+
+    def _header(self) -> None:
         h = self.hand
         game = GAME_NAMES.get(h.variant, h.variant)
-        when = h.started_at.strftime("%Y/%m/%d %H:%M:%S")
+        t = h.tournament
+        if t is None:
+            when = h.started_at.strftime("%Y/%m/%d %H:%M:%S")
+            self.lines.append(
+                f"PokerStars Hand #{h.number}: {game}"
+                f" ({self.chips(h.small_bet)}/{self.chips(h.big_bet)} USD) - {when} UTC"
+            )
+            self.lines.append(f"Table '{h.table_name}' {h.max_seats}-max")
+            return
+        if t.rotation:
+            game = f"{MIX_NAME} ({game})"
         self.lines.append(
-            f"PokerStars Hand #{h.number}: {game}"
-            f" ({_usd(h.small_bet)}/{_usd(h.big_bet)} USD) - {when} UTC"
+            f"PokerStars Hand #{h.number}: Tournament #{t.tournament_id},"
+            f" {buy_in_text(t.buy_in, t.fee, t.currency)} {game}"
+            f" - Level {roman(t.level)} ({h.small_bet}/{h.big_bet}) - {stars_time(h.started_at)}"
         )
-        self.lines.append(f"Table '{h.table_name}' {h.max_seats}-max")
+        self.lines.append(f"Table '{t.tournament_id} {h.table_name}' {h.max_seats}-max")
+
+    def run(self) -> str:
+        self._header()
         pending_deal: list[int] = []
-        for event in h.events:
+        for event in self.hand.events:
             kind = event["type"]
             if kind == "card_dealt":
                 pending_deal.append(self._deal(event))
@@ -142,10 +214,12 @@ class _Renderer:
         stacks = dict(zip(e["seats"], e["stacks"], strict=True))
         for seat in sorted(self.order):
             self.seats[seat] = _Seat(self.hand.names.get(seat, f"Seat {seat + 1}"))
-            self.lines.append(f"Seat {seat + 1}: {self.name(seat)} ({_usd(stacks[seat])} in chips)")
+            stack = self.chips(stacks[seat])
+            self.lines.append(f"Seat {seat + 1}: {self.name(seat)} ({stack} in chips)")
 
     def _on_ante_posted(self, e: Mapping[str, Any]) -> None:
-        self.lines.append(f"{self.name(e['seat'])}: posts the ante {_usd(e['amount'])}{_all_in(e)}")
+        ante = self.chips(e["amount"])
+        self.lines.append(f"{self.name(e['seat'])}: posts the ante {ante}{_all_in(e)}")
 
     def _on_street_started(self, e: Mapping[str, Any]) -> None:
         self.street = e["street"]
@@ -182,22 +256,23 @@ class _Renderer:
         self.high = max(self.high, self.wagers[seat])
 
     def _on_brought_in(self, e: Mapping[str, Any]) -> None:
-        self.lines.append(f"{self.name(e['seat'])}: brings in for {_usd(e['amount'])}{_all_in(e)}")
+        bring_in = self.chips(e["amount"])
+        self.lines.append(f"{self.name(e['seat'])}: brings in for {bring_in}{_all_in(e)}")
         self._wager(e, e["amount"])
 
     def _raise_line(self, e: Mapping[str, Any]) -> None:
         seat, to = e["seat"], e["amount"]
         self.seats[seat].voluntary = True
         if e["type"] == "completed" and to > self.high:
-            self.lines.append(f"{self.name(seat)}: completes it to {_usd(to)}{_all_in(e)}")
+            self.lines.append(f"{self.name(seat)}: completes it to {self.chips(to)}{_all_in(e)}")
         elif self.high == 0:
-            self.lines.append(f"{self.name(seat)}: bets {_usd(to)}{_all_in(e)}")
+            self.lines.append(f"{self.name(seat)}: bets {self.chips(to)}{_all_in(e)}")
         elif to > self.high:
-            raised = _usd(to - self.high)
-            self.lines.append(f"{self.name(seat)}: raises {raised} to {_usd(to)}{_all_in(e)}")
+            raised = self.chips(to - self.high)
+            self.lines.append(f"{self.name(seat)}: raises {raised} to {self.chips(to)}{_all_in(e)}")
         else:  # an all-in short of the bet: a call for what it has
             added = to - self.wagers.get(seat, 0)
-            self.lines.append(f"{self.name(seat)}: calls {_usd(added)}{_all_in(e)}")
+            self.lines.append(f"{self.name(seat)}: calls {self.chips(added)}{_all_in(e)}")
         self._wager(e, to)
 
     _on_completed = _raise_line
@@ -206,7 +281,7 @@ class _Renderer:
 
     def _on_called(self, e: Mapping[str, Any]) -> None:
         self.seats[e["seat"]].voluntary = True
-        self.lines.append(f"{self.name(e['seat'])}: calls {_usd(e['amount'])}{_all_in(e)}")
+        self.lines.append(f"{self.name(e['seat'])}: calls {self.chips(e['amount'])}{_all_in(e)}")
         self._wager(e)
 
     def _on_checked(self, e: Mapping[str, Any]) -> None:
@@ -221,7 +296,8 @@ class _Renderer:
         self.lines.append(f"{self.name(e['seat'])} has timed out{note}")
 
     def _on_uncalled_bet_returned(self, e: Mapping[str, Any]) -> None:
-        self.lines.append(f"Uncalled bet ({_usd(e['amount'])}) returned to {self.name(e['seat'])}")
+        back = self.chips(e["amount"])
+        self.lines.append(f"Uncalled bet ({back}) returned to {self.name(e['seat'])}")
 
     def _on_burns_reshuffled(self, e: Mapping[str, Any]) -> None:
         self.lines.append(f"The burns and the stub ({e['count']} cards) are reshuffled")
@@ -271,10 +347,28 @@ class _Renderer:
         pots = {pot for pot, _, _, _ in self.awards}
         for pot, seat, amount, _share in self.awards:
             where = "pot" if len(pots) == 1 else ("main pot" if pot == 0 else f"side pot-{pot}")
-            self.lines.append(f"{self.name(seat)} collected {_usd(amount)} from {where}")
+            self.lines.append(f"{self.name(seat)} collected {self.chips(amount)} from {where}")
         declined = self.pending_decline
         if declined is not None:
             self.lines.append(f"{self.name(declined)}: doesn't show hand")
+        if self.hand.tournament is not None:
+            self.lines.extend(self._finish_lines(self.hand.tournament))
+
+    def _finish_lines(self, t: TournamentText) -> list[str]:
+        """The places this hand decided, the lowest first and the winner last."""
+        lines = []
+        for f in sorted(t.finishes, key=lambda finish: -finish.place):
+            prize = dollars(f.prize, t.currency)
+            if f.place == 1:
+                lines.append(f"{self.name(f.seat)} wins the tournament and receives {prize}"
+                             " - congratulations!")  # fmt: skip
+            elif f.prize:
+                lines.append(f"{self.name(f.seat)} finished the tournament in"
+                             f" {ordinal(f.place)} place and received {prize}.")  # fmt: skip
+            else:
+                lines.append(f"{self.name(f.seat)} finished the tournament in"
+                             f" {ordinal(f.place)} place")  # fmt: skip
+        return lines
 
     def _pot_totals(self) -> list[int]:
         totals: dict[int, int] = {}
@@ -288,11 +382,12 @@ class _Renderer:
         rake = self.hand.rake
         total = sum(pots) + rake
         if len(pots) > 1:
-            parts = [f"Main pot {_usd(pots[0] + rake)}."]  # the rake comes from the main pot
-            parts += [f"Side pot-{i} {_usd(amount)}." for i, amount in enumerate(pots[1:], 1)]
-            self.lines.append(f"Total pot {_usd(total)} {' '.join(parts)} | Rake {_usd(rake)}")
+            parts = [f"Main pot {self.chips(pots[0] + rake)}."]  # the rake comes from the main pot
+            parts += [f"Side pot-{i} {self.chips(amount)}." for i, amount in enumerate(pots[1:], 1)]
+            shown = f"{self.chips(total)} {' '.join(parts)}"
         else:
-            self.lines.append(f"Total pot {_usd(total)} | Rake {_usd(rake)}")
+            shown = self.chips(total)
+        self.lines.append(f"Total pot {shown} | Rake {self.chips(rake)}")
         if self.community is not None:
             self.lines.append(f"Board [{self.community}]")
         for seat_no in sorted(self.seats):
@@ -312,15 +407,16 @@ class _Renderer:
         if seat.shown is not None and self.showdown:
             cards, desc = seat.shown
             if seat.won:
-                return f"{head} showed [{' '.join(cards)}] and won ({_usd(seat.won)}) with {desc}"
+                won = self.chips(seat.won)
+                return f"{head} showed [{' '.join(cards)}] and won ({won}) with {desc}"
             return f"{head} showed [{' '.join(cards)}] and lost with {desc}"
         if seat.mucked:
             cards_or_none = self._all_cards(seat_no) if seat_no in self.revealed else None
             shown = f" [{' '.join(cards_or_none)}]" if cards_or_none else ""
-            won = f" and won ({_usd(seat.won)})" if seat.won else ""
+            won = f" and won ({self.chips(seat.won)})" if seat.won else ""
             return f"{head} mucked{shown}{won}"
         if seat.won:
-            return f"{head} collected ({_usd(seat.won)})"
+            return f"{head} collected ({self.chips(seat.won)})"
         return head
 
 
@@ -330,3 +426,70 @@ def _usd(amount: int) -> str:
 
 def _all_in(e: Mapping[str, Any]) -> str:
     return " and is all-in" if e.get("all_in") else ""
+
+
+# -- the tournament form's pieces, shared with the tournament summary ----------------------------
+
+_ROMAN = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+          (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]  # fmt: skip
+
+
+def roman(number: int) -> str:
+    """A level as PokerStars numbers it: 3 -> "III", 40 -> "XL"."""
+    if number < 1:
+        raise ValueError(f"a level counts from 1, not {number}")
+    out = []
+    for value, letters in _ROMAN:
+        count, number = divmod(number, value)
+        out.append(letters * count)
+    return "".join(out)
+
+
+def ordinal(number: int) -> str:
+    """1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
+    teens = number % 100 in (11, 12, 13)
+    suffix = "th" if teens else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def _symbol(currency: str) -> str:
+    try:
+        return CURRENCY_SYMBOLS[currency]
+    except KeyError:
+        raise ValueError(f"no currency sign for {currency!r}") from None
+
+
+def dollars(amount: int, currency: str = "USD", *, grouping: bool = False) -> str:
+    """Cents always with their two decimals, as PokerStars writes prizes: 1000 -> "$10.00"
+    (`grouping`: "$1,234.56", as the summary's places are written)."""
+    if amount < 0:
+        raise ValueError(f"a prize or buy-in of {amount}")
+    whole, cents = divmod(amount, 100)
+    number = f"{whole:,}" if grouping else str(whole)
+    return f"{_symbol(currency)}{number}.{cents:02d}"
+
+
+def buy_in_text(buy_in: int, fee: int, currency: str = "USD") -> str:
+    """The header's buy-in: "$10+$1 USD", "$2.00+$0.20 USD" (both with cents when either has
+    some), "Freeroll" for nothing."""
+    if buy_in < 0 or fee < 0:
+        raise ValueError(f"a buy-in of {buy_in}+{fee}")
+    if buy_in == 0 and fee == 0:
+        return "Freeroll"
+    if buy_in % 100 or fee % 100:
+        return f"{dollars(buy_in, currency)}+{dollars(fee, currency)} {currency}"
+    sign = _symbol(currency)
+    return f"{sign}{buy_in // 100}+{sign}{fee // 100} {currency}"
+
+
+def _clock(moment: datetime) -> str:
+    return f"{moment:%Y/%m/%d} {moment.hour}:{moment:%M:%S}"
+
+
+def stars_time(moment: datetime) -> str:
+    """A time as PokerStars' tournament texts write it: the viewer's zone (UTC here), then ET
+    in brackets, the hour unpadded: "2026/12/01 20:15:00 UTC [2026/12/01 15:15:00 ET]". A
+    naive time is taken as UTC."""
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    eastern = utc.astimezone(ZoneInfo("America/New_York"))
+    return f"{_clock(utc)} UTC [{_clock(eastern)} ET]"

@@ -12,6 +12,8 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime
 
+from app.engine.tournament_summary import SummaryText, render_summary, viewer_place
+from app.mail import texts
 from app.mail.history import HandHistory
 from app.mail.texts import text
 
@@ -112,4 +114,67 @@ def verification_message(
     )
     body = text(language, "verify.body", site=site_name, hours=f"{hours:g}", url=url)
     message.set_content(body, subtype="plain", charset="utf-8")
+    return message
+
+
+def _result(summary: SummaryText) -> tuple[int, int]:
+    """The viewer's place and what they won (every entry's prize together)."""
+    where = viewer_place(summary)
+    if where is None:
+        raise ValueError("a tournament's summary mail is for a player who finished it")
+    won = sum(p.prize for p in summary.places if p.name == summary.viewer)
+    return where, won
+
+
+def tournament_summary_subject(site_name: str, summary: SummaryText, language: str = "en") -> str:
+    where, _ = _result(summary)
+    return text(
+        language,
+        "subject.tournament",
+        site=site_name,
+        name=summary.name,
+        place=texts.place(language, where),
+        count=texts.number(language, summary.entrants),
+    )
+
+
+def tournament_summary_message(
+    *,
+    site_name: str,
+    sender: str,
+    to_name: str,
+    to_address: str,
+    summary: SummaryText,
+    language: str = "en",
+) -> EmailMessage:
+    """The viewer's result in their language, and the tournament's summary in PokerStars'
+    English form attached as `tournament-<number>-summary.txt`. Like the hand mails (R24) it
+    shows only what the summary does: places, names, countries and prizes, never a card."""
+    where, won = _result(summary)
+    message = _new_message(
+        site_name=site_name,
+        sender=sender,
+        to_name=to_name,
+        to_address=to_address,
+        subject=tournament_summary_subject(site_name, summary, language),
+    )
+    words = {
+        "name": summary.name,
+        "id": summary.tournament_id,
+        "place": texts.place(language, where),
+        "count": texts.number(language, summary.entrants),
+    }
+    if won:
+        prize = texts.money(language, won)
+        body = text(language, "tournament.result_prize", prize=prize, **words)
+    else:
+        body = text(language, "tournament.result", **words)
+    body += text(language, "tournament.attached", id=summary.tournament_id)
+    message.set_content(body, subtype="plain", charset="utf-8")
+    message.add_attachment(
+        render_summary(summary),
+        subtype="plain",
+        charset="utf-8",
+        filename=f"tournament-{summary.tournament_id}-summary.txt",
+    )
     return message

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from app.engine import CardDealt, Folded, Hand, Rules
-from app.engine.pokerstars import HandText, render
+from app.engine.pokerstars import HandText, TournamentText, render
 from tests.engine.pokerstars_reader import (
     Reading,
     ReplayError,
@@ -35,12 +35,18 @@ def dealt(hand: Hand) -> dict[int, list[tuple[str, bool]]]:
     return out
 
 
-def text(hand: Hand, viewer: int | None, names: Mapping[int, str]) -> str:
-    """The hand's PokerStars text for `viewer` (None: an observer)."""
+def text(
+    hand: Hand,
+    viewer: int | None,
+    names: Mapping[int, str],
+    tournament: TournamentText | None = None,
+) -> str:
+    """The hand's PokerStars text for `viewer` (None: an observer); with `tournament`, the
+    tournament form, at the tournament's table 3."""
     record = HandText(
         number=1234,
         variant=str(hand.rules.variant.value),
-        table_name="Friday",
+        table_name="Friday" if tournament is None else "3",
         max_seats=8,
         small_bet=hand.rules.small_bet,
         big_bet=hand.rules.big_bet,
@@ -48,6 +54,7 @@ def text(hand: Hand, viewer: int | None, names: Mapping[int, str]) -> str:
         names=names,
         events=[e.to_dict() for e in hand.events],
         rake=hand.rake,
+        tournament=tournament,
     )
     return render(record, viewer_seat=viewer, revealed=set(hand.showdown_hands()))
 

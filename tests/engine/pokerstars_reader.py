@@ -7,6 +7,11 @@ the text shows them to its viewer, the shown and mucked hands, uncalled bets, th
 amounts, the pots and the rake. It checks the text against itself as it goes (a card line
 repeats the cards shown before it; the summary agrees with the body).
 
+A tournament hand is read the way a tracker reads PokerStars' own (`read_header`): the header's
+tournament, buy-in, level, stakes and time, the table named by the tournament, amounts in bare
+chips, and the lines naming who finished the tournament in that hand, each checked against the
+hand (an eliminated player has no chips left, the winner has them all).
+
 `replay` plays what was read through pokerkit, action by action: pokerkit must accept each
 action, at the amount the text gives, by the player the text names, with the stack the text
 implies. Its pots and hand rankings are then settled by docs/rules.md (R4 rake, R20, R21) in
@@ -21,9 +26,11 @@ from __future__ import annotations
 import re
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pokerkit import EightOrBetterLowHand, RegularLowHand, StandardHighHand
 
@@ -41,8 +48,11 @@ SUITS = "cdhs"  # R10, R21: clubs lowest, then diamonds, hearts, spades
 HIGH_RANKS = "23456789TJQKA"
 LOW_RANKS = "A23456789TJQK"
 
-_MONEY = r"\$(\d+(?:\.\d\d)?)"
+_DOLLARS = r"\$(\d+(?:\.\d\d)?)"
+_CHIPS = r"(\d+)"  # tournament chips: whole, no sign
 _ALL_IN = r"( and is all-in)?"
+ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+MIXES = ("Triple Stud",)  # PokerStars' rotation of the three stud games
 
 
 class ReadError(ValueError):
@@ -55,6 +65,63 @@ def cents(text: str) -> int:
     if part and len(part) != 2:
         raise ReadError(f"not an amount: {text!r}")
     return int(dollars) * 100 + int(part or 0)
+
+
+def chips(text: str) -> int:
+    """A tournament amount: whole chips, "1500" -> 1500."""
+    if not text.isdigit():
+        raise ReadError(f"not a chip count: {text!r}")
+    return int(text)
+
+
+def roman(text: str) -> int:
+    """A level's Roman numeral, refused unless written the one standard way."""
+    values = [ROMAN[c] for c in text]
+    total = sum(
+        -v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values)
+    )
+    if not text or _to_roman(total) != text:
+        raise ReadError(f"not a Roman numeral: {text!r}")
+    return total
+
+
+def _to_roman(n: int) -> str:
+    out = ""
+    for letters, value in [("M", 1000), ("CM", 900), ("D", 500), ("CD", 400), ("C", 100),
+                           ("XC", 90), ("L", 50), ("XL", 40), ("X", 10), ("IX", 9), ("V", 5),
+                           ("IV", 4), ("I", 1)]:  # fmt: skip
+        while n >= value:
+            out, n = out + letters, n - value
+    return out
+
+
+def ordinal_suffix(n: int) -> str:
+    return "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament header as a tracker reads it. `buy_in` and `fee` in cents (0 and 0 for
+    "Freeroll"); `started_et` the bracketed (or only) time, which trackers take as ET;
+    `started_utc` the UTC time when the text gives one, checked against it."""
+
+    tournament_id: int
+    buy_in: int
+    fee: int
+    currency: str  # "USD", or "FREE" for a freeroll
+    mix: str | None
+    level: int
+    started_et: datetime
+    started_utc: datetime | None
+
+
+@dataclass(frozen=True)
+class Header:
+    hand: int
+    variant: str
+    small_bet: int
+    big_bet: int
+    tournament: Tournament | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +164,9 @@ class Reading:
     summary_cards: dict[str, list[str]] = field(default_factory=dict)
     won: dict[str, int] = field(default_factory=dict)
     folded_on: dict[str, int] = field(default_factory=dict)
+    tournament: Tournament | None = None
+    table: str = ""  # the table line's name (a tournament's: its table's number)
+    finishes: list[tuple[str, int, int]] = field(default_factory=list)  # name, place, cents
 
     def put_in(self) -> dict[str, int]:
         """The chips each player put in, by the action lines, less any uncalled bet."""
@@ -135,37 +205,104 @@ class Reading:
         return None if None in cards else [c for c in cards if c is not None]
 
 
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    (name, re.compile(pattern))
-    for name, pattern in [
-        ("header", r"^PokerStars Hand #\d+: (.+) \(" + _MONEY + "/" + _MONEY + r" USD\) - .+ UTC$"),
-        ("table", r"^Table '.*' \d+-max$"),
-        ("seat", r"^Seat (\d+): (.+) \(" + _MONEY + r" in chips\)$"),
-        ("ante", r"^(.+): posts the ante " + _MONEY + _ALL_IN + "$"),
-        ("street", r"^\*\*\* (3rd STREET|4th STREET|5th STREET|6th STREET|RIVER) \*\*\*$"),
-        ("board", r"^Dealt to board \[(\w\w)\]$"),
-        ("dealt", r"^Dealt to (.+?) \[([^\]]*)\](?: \[([^\]]*)\])?$"),
-        ("bring_in", r"^(.+): brings in for " + _MONEY + _ALL_IN + "$"),
-        ("complete", r"^(.+): completes it to " + _MONEY + _ALL_IN + "$"),
-        ("bet", r"^(.+): bets " + _MONEY + _ALL_IN + "$"),
-        ("raise", r"^(.+): raises " + _MONEY + " to " + _MONEY + _ALL_IN + "$"),
-        ("call", r"^(.+): calls " + _MONEY + _ALL_IN + "$"),
-        ("check", r"^(.+): checks$"),
-        ("fold", r"^(.+): folds$"),
-        ("timed_out", r"^(.+) has timed out( \(all-in protection\))?$"),
-        ("returned", r"^Uncalled bet \(" + _MONEY + r"\) returned to (.+)$"),
-        ("reshuffled", r"^The burns and the stub \(\d+ cards\) are reshuffled$"),
-        ("showdown", r"^\*\*\* SHOW DOWN \*\*\*$"),
-        ("shows", r"^(.+): shows \[([^\]]*)\] \((.*)\)$"),
-        ("mucks", r"^(.+): mucks hand$"),
-        ("collected", r"^(.+) collected " + _MONEY + r" from (pot|main pot|side pot-\d+)$"),
-        ("declined", r"^(.+): doesn't show hand$"),
-        ("summary", r"^\*\*\* SUMMARY \*\*\*$"),
-        ("total", r"^Total pot " + _MONEY + r"(.*) \| Rake " + _MONEY + "$"),
-        ("board_summary", r"^Board \[(\w\w)\]$"),
-        ("seat_summary", r"^Seat (\d+): (.+?)(?: (showed|mucked|folded|collected)(.*))?$"),
-    ]
-]
+def _patterns(money: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The body's lines, amounts as `money` writes them (dollars, or a tournament's chips)."""
+    return [
+        (name, re.compile(pattern))
+        for name, pattern in [
+            ("table", r"^Table '(.*)' \d+-max$"),
+            ("seat", r"^Seat (\d+): (.+) \(" + money + r" in chips\)$"),
+            ("ante", r"^(.+): posts the ante " + money + _ALL_IN + "$"),
+            ("street", r"^\*\*\* (3rd STREET|4th STREET|5th STREET|6th STREET|RIVER) \*\*\*$"),
+            ("board", r"^Dealt to board \[(\w\w)\]$"),
+            ("dealt", r"^Dealt to (.+?) \[([^\]]*)\](?: \[([^\]]*)\])?$"),
+            ("bring_in", r"^(.+): brings in for " + money + _ALL_IN + "$"),
+            ("complete", r"^(.+): completes it to " + money + _ALL_IN + "$"),
+            ("bet", r"^(.+): bets " + money + _ALL_IN + "$"),
+            ("raise", r"^(.+): raises " + money + " to " + money + _ALL_IN + "$"),
+            ("call", r"^(.+): calls " + money + _ALL_IN + "$"),
+            ("check", r"^(.+): checks$"),
+            ("fold", r"^(.+): folds$"),
+            ("timed_out", r"^(.+) has timed out( \(all-in protection\))?$"),
+            ("returned", r"^Uncalled bet \(" + money + r"\) returned to (.+)$"),
+            ("reshuffled", r"^The burns and the stub \(\d+ cards\) are reshuffled$"),
+            ("showdown", r"^\*\*\* SHOW DOWN \*\*\*$"),
+            ("shows", r"^(.+): shows \[([^\]]*)\] \((.*)\)$"),
+            ("mucks", r"^(.+): mucks hand$"),
+            ("collected", r"^(.+) collected " + money + r" from (pot|main pot|side pot-\d+)$"),
+            ("declined", r"^(.+): doesn't show hand$"),
+            ("finished", r"^(.+) finished the tournament in (\d+)(st|nd|rd|th) place"
+                         r"(?: and received \$(\d+\.\d\d)\.)?$"),
+            ("wins", r"^(.+) wins the tournament and receives \$(\d+\.\d\d) - congratulations!$"),
+            ("summary", r"^\*\*\* SUMMARY \*\*\*$"),
+            ("total", r"^Total pot " + money + r"(.*) \| Rake " + money + "$"),
+            ("board_summary", r"^Board \[(\w\w)\]$"),
+            ("seat_summary", r"^Seat (\d+): (.+?)(?: (showed|mucked|folded|collected)(.*))?$"),
+        ]
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Amounts:
+    """How a text writes its amounts: the pattern of one, and its reading in chips."""
+
+    pattern: str
+    parse: Callable[[str], int]
+    lines: list[tuple[str, re.Pattern[str]]]
+
+
+DOLLARS = _Amounts(_DOLLARS, cents, _patterns(_DOLLARS))
+CHIPS = _Amounts(_CHIPS, chips, _patterns(_CHIPS))
+
+_CASH_HEADER = re.compile(
+    r"^PokerStars Hand #(\d+): (.+) \(" + _DOLLARS + "/" + _DOLLARS + r" USD\) - .+ UTC$"
+)
+_TOURNAMENT_HEADER = re.compile(
+    r"^PokerStars Hand #(?P<hand>\d+): Tournament #(?P<id>\d+), "
+    r"(?:(?P<free>Freeroll)|\$(?P<buy>\d+(?:\.\d\d)?)\+\$(?P<fee>\d+(?:\.\d\d)?) USD) "
+    r"(?:(?P<mix>" + "|".join(MIXES) + r") \((?P<mixed>[^)]+)\)|(?P<game>[^-]+?)) "
+    r"- Level (?P<level>[IVXLCDM]+) \((?P<small>\d+)/(?P<big>\d+)\) - (?P<when>.+)$"
+)
+_TIME = re.compile(r"(\d{4}/\d\d/\d\d \d{1,2}:\d\d:\d\d) ?\(?([A-Z]+)")
+
+
+def read_header(line: str) -> Header:
+    """A hand's first line: the cash form, or the tournament form as trackers read PokerStars'
+    (the last time given is ET; where a UTC time comes first, the two must agree)."""
+    m = _CASH_HEADER.match(line)
+    if m is not None:
+        if m[2] not in GAMES_BY_NAME:
+            raise ReadError(f"not a stud game: {m[2]!r}")
+        return Header(int(m[1]), GAMES_BY_NAME[m[2]], cents(m[3]), cents(m[4]))
+    m = _TOURNAMENT_HEADER.match(line)
+    if m is None:
+        raise ReadError(f"not a stud header: {line!r}")
+    game = m["mixed"] or m["game"]
+    if game not in GAMES_BY_NAME:
+        raise ReadError(f"not a stud game: {game!r}")
+    buy, fee = m["buy"] or "0", m["fee"] or "0"
+    if ("." in buy) != ("." in fee):  # PokerStars writes both with cents, or both without
+        raise ReadError(f"a buy-in of {buy}+{fee}")
+    et, utc = _times(m["when"])
+    tournament = Tournament(
+        int(m["id"]), cents(buy), cents(fee), "FREE" if m["free"] else "USD", m["mix"],
+        roman(m["level"]), et, utc,
+    )  # fmt: skip
+    return Header(int(m["hand"]), GAMES_BY_NAME[game], int(m["small"]), int(m["big"]), tournament)
+
+
+def _times(text: str) -> tuple[datetime, datetime | None]:
+    found = _TIME.findall(text)
+    if not found or found[-1][1] != "ET":
+        raise ReadError(f"no ET time in {text!r}")
+    et = datetime.strptime(found[-1][0], "%Y/%m/%d %H:%M:%S")
+    if found[0][1] != "UTC" or len(found) != 2:
+        return et, None
+    utc = datetime.strptime(found[0][0], "%Y/%m/%d %H:%M:%S").replace(tzinfo=UTC)
+    eastern = utc.astimezone(ZoneInfo("America/New_York")).replace(tzinfo=None)
+    if eastern != et:
+        raise ReadError(f"{found[0][0]} UTC is not {found[-1][0]} ET")
+    return et, utc
 
 
 def read(text: str) -> Reading:
@@ -173,26 +310,30 @@ def read(text: str) -> Reading:
     lines = text.splitlines()
     if not lines:
         raise ReadError("no text")
-    m = _PATTERNS[0][1].match(lines[0])
-    if m is None or m[1] not in GAMES_BY_NAME:
-        raise ReadError(f"not a stud header: {lines[0]!r}")
-    r = Reading(GAMES_BY_NAME[m[1]], cents(m[2]), cents(m[3]))
+    header = read_header(lines[0])
+    r = Reading(header.variant, header.small_bet, header.big_bet, tournament=header.tournament)
+    money = DOLLARS if header.tournament is None else CHIPS
+    amount = money.parse
     street = 0
     in_summary = False
     for n, line in enumerate(lines[1:], 2):
-        kind, m = _match(line)
+        kind, m = _match(line, money)
         if m is None:
             raise ReadError(f"line {n}: unexpected {line!r}")
         if in_summary and kind not in ("total", "board_summary", "seat_summary"):
             raise ReadError(f"line {n}: {line!r} after the summary started")
-        if kind == "seat":
+        if (kind == "table") != (n == 2):
+            raise ReadError(f"line {n}: {line!r} out of place")
+        if kind == "table":
+            r.table = _table(r, m[1])
+        elif kind == "seat":
             if r.order:
                 raise ReadError(f"line {n}: a seat line after the deal")
             r.seat_numbers[m[2]] = int(m[1])
-            r.stacks[m[2]] = cents(m[3])
+            r.stacks[m[2]] = amount(m[3])
         elif kind == "ante":
             _known(r, m[1], n)
-            r.antes[m[1]] = cents(m[2])
+            r.antes[m[1]] = amount(m[2])
             _check_all_in(r, m[1], bool(m[3]), n)
         elif kind == "street":
             street = STREETS[m[1]]
@@ -205,14 +346,14 @@ def read(text: str) -> Reading:
             _dealt(r, street, m[1], m[2], m[3], n)
         elif kind in ("bring_in", "complete", "bet", "call"):
             _known(r, m[1], n)
-            r.acts.append(Act(street, m[1], kind, cents(m[2]), bool(m[3])))
+            r.acts.append(Act(street, m[1], kind, amount(m[2]), bool(m[3])))
             _check_all_in(r, m[1], bool(m[3]), n)
         elif kind == "raise":
             _known(r, m[1], n)
-            to = cents(m[3])
+            to = amount(m[3])
             wager = _street_wagers(r, street)
             high = max(wager.values(), default=0)
-            if to - high != cents(m[2]):
+            if to - high != amount(m[2]):
                 raise ReadError(f"line {n}: a raise of {m[2]} to {m[3]} over {high}")
             r.acts.append(Act(street, m[1], "raise", to, bool(m[4])))
             _check_all_in(r, m[1], bool(m[4]), n)
@@ -227,7 +368,7 @@ def read(text: str) -> Reading:
                 r.protected.append(m[1])
         elif kind == "returned":
             _known(r, m[2], n)
-            r.acts.append(Act(street, m[2], "returned", cents(m[1])))
+            r.acts.append(Act(street, m[2], "returned", amount(m[1])))
         elif kind == "reshuffled":
             r.reshuffled = True
         elif kind == "showdown":
@@ -241,33 +382,74 @@ def read(text: str) -> Reading:
             r.mucked.append(m[1])
         elif kind == "collected":
             _known(r, m[1], n)
-            r.collected.append((m[1], cents(m[2]), m[3]))
+            r.collected.append((m[1], amount(m[2]), m[3]))
         elif kind == "declined":
             r.declined = m[1]
+        elif kind in ("finished", "wins"):
+            _finish(r, kind, m, n)
         elif kind == "summary":
             in_summary = True
         elif kind == "total":
-            r.total_pot, r.rake = cents(m[1]), cents(m[3])
-            r.pots = [cents(p) for p in re.findall(r"(?:Main|Side) pot(?:-\d+)? " + _MONEY, m[2])]
+            r.total_pot, r.rake = amount(m[1]), amount(m[3])
+            pots = re.findall(r"(?:Main|Side) pot(?:-\d+)? " + money.pattern, m[2])
+            r.pots = [amount(p) for p in pots]
         elif kind == "board_summary":
             if m[1] != r.board:
                 raise ReadError(f"line {n}: the summary's board {m[1]} is not {r.board}")
         elif kind == "seat_summary":
-            _seat_summary(r, m, n)
-        elif kind == "header" or (kind == "table" and n != 2):
-            raise ReadError(f"line {n}: {line!r} out of place")
+            _seat_summary(r, m, n, money)
     if not in_summary:
         raise ReadError("no summary")
     _check_summary(r)
+    _check_finishes(r)
     return r
 
 
-def _match(line: str) -> tuple[str, re.Match[str] | None]:
-    for kind, pattern in _PATTERNS:
+def _match(line: str, money: _Amounts) -> tuple[str, re.Match[str] | None]:
+    for kind, pattern in money.lines:
         m = pattern.match(line)
         if m is not None:
             return kind, m
     return "", None
+
+
+def _table(r: Reading, name: str) -> str:
+    """A tournament's table is named '<tournament id> <table number>', as PokerStars names it."""
+    t = r.tournament
+    if t is not None and re.fullmatch(rf"{t.tournament_id} \d+", name) is None:
+        raise ReadError(f"table {name!r} is not one of tournament #{t.tournament_id}'s")
+    return name
+
+
+def _finish(r: Reading, kind: str, m: re.Match[str], n: int) -> None:
+    """A line naming a player who finished the tournament in this hand, and the prize."""
+    if r.tournament is None:
+        raise ReadError(f"line {n}: a tournament's finish in a cash hand")
+    _known(r, m[1], n)
+    if kind == "wins":
+        r.finishes.append((m[1], 1, cents(m[2])))
+        return
+    place = int(m[2])
+    if m[3] != ordinal_suffix(place) or place < 2:
+        raise ReadError(f"line {n}: {m[2]}{m[3]} place")
+    r.finishes.append((m[1], place, cents(m[4]) if m[4] else 0))
+
+
+def _check_finishes(r: Reading) -> None:
+    """Who finished went out in this hand (no chips left, lowest place first), and the winner
+    has every chip at the table."""
+    places = [place for _, place, _ in r.finishes]
+    if places != sorted(set(places), reverse=True):
+        raise ReadError(f"finishing places {places}")
+    who = Counter(name for name, _, _ in r.finishes)
+    if who and max(who.values()) > 1:
+        raise ReadError(f"a player finishes twice: {dict(who)}")
+    left = r.finishing_stacks()
+    for name, place, _ in r.finishes:
+        if place > 1 and left[name] != 0:
+            raise ReadError(f"{name} finished {place} with {left[name]} chips")
+        if place == 1 and left[name] != sum(r.stacks[n] for n in r.order):
+            raise ReadError(f"{name} won the tournament with {left[name]} of the chips")
 
 
 def _known(r: Reading, name: str, n: int) -> None:
@@ -324,7 +506,7 @@ def _dealt(r: Reading, street: int, name: str, before: str, new: str | None, n: 
         raise ReadError(f"line {n}: {fresh} on street {street} after {cards}")
 
 
-def _seat_summary(r: Reading, m: re.Match[str], n: int) -> None:
+def _seat_summary(r: Reading, m: re.Match[str], n: int, money: _Amounts) -> None:
     number, name, what, rest = int(m[1]), m[2], m[3], m[4] or ""
     if r.seat_numbers.get(name) != number:
         raise ReadError(f"line {n}: {name} is not in seat {number}")
@@ -333,14 +515,14 @@ def _seat_summary(r: Reading, m: re.Match[str], n: int) -> None:
         if fm is None or r.folded_on.get(name) != FOLDED_ON.get(fm[1]):
             raise ReadError(f"line {n}: {name} did not fold on {rest!r}")
         return
-    won = re.search(r" won \(" + _MONEY + r"\)", rest)
+    won = re.search(r" won \(" + money.pattern + r"\)", rest)
     if won:
-        r.won[name] = cents(won[1])
+        r.won[name] = money.parse(won[1])
     if what == "collected":
-        cm = re.fullmatch(r" \(" + _MONEY + r"\)", rest)
+        cm = re.fullmatch(r" \(" + money.pattern + r"\)", rest)
         if cm is None:
             raise ReadError(f"line {n}: {rest!r}")
-        r.won[name] = cents(cm[1])
+        r.won[name] = money.parse(cm[1])
     shown = re.match(r" \[([^\]]*)\]", rest)
     if shown:
         r.summary_cards[name] = shown[1].split()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 
 import pytest
@@ -330,3 +331,40 @@ def test_random_hands_with_timeouts_and_rake_round_trip_to_the_same_events() -> 
         replayed = replay_phh(to_phh(hand))
         assert replayed.hand.events == hand.events, to_phh(hand)
     assert kinds == {"all_in", "check", "fold", "muck"}
+
+
+def test_a_tournament_hand_names_its_tournament_level_and_event_and_round_trips() -> None:
+    """PHH's own optional fields `level` and `event` (the tournament's name), and the user
+    field `_tournament` for its number, which the specification has no field for: pokerkit
+    reads them as those fields, and our replay gives them back with the same hand."""
+    from pokerkit import HandHistory
+
+    hand = three_handed()
+    play(hand, "4: bring_in, 6: complete 20, 1: call, 4: fold")
+    passive(hand)
+    text = to_phh(hand, hand_number=17, table=3, tournament=42, level=3, event="Friday Stud")
+    fields = tomllib.loads(text)
+    assert (fields["event"], fields["level"], fields["_tournament"]) == ("Friday Stud", 3, 42)
+    assert (fields["hand"], fields["table"]) == (17, 3)
+    history = HandHistory.loads(text)
+    assert (history.event, history.level) == ("Friday Stud", 3)
+    assert history.user_defined_fields["_tournament"] == 42
+    replayed = replay_phh(text)
+    assert (replayed.tournament, replayed.level) == (42, 3)
+    assert replayed.hand.events == hand.events
+    assert replay_strict(text).finishing_stacks == replayed.finishing_stacks
+    cash = replay_phh(to_phh(hand))
+    assert (cash.tournament, cash.level) == (None, None)
+    assert "level" not in tomllib.loads(to_phh(hand)) and "_tournament" not in to_phh(hand)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("level", "0"), ("level", '"III"'), ("_tournament", "true"), ("_tournament", "-4")],
+)
+def test_a_tournament_field_that_is_not_a_whole_number_is_refused(field: str, value: str) -> None:
+    text = to_phh(passive(three_handed()), tournament=42, level=3)
+    wrong = re.sub(rf"^{field} = .*$", f"{field} = {value}", text, flags=re.MULTILINE)
+    assert wrong != text
+    with pytest.raises(PHHError, match=f"'{field}' must be a whole number"):
+        replay_phh(wrong)
