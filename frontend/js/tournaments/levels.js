@@ -28,7 +28,7 @@ export function levelsTable(structure, current = null, { rotation = false } = {}
     );
   });
   return h(
-    "table.tables.tour-table.levels",
+    "table.tour-table.levels",
     h("caption.sr-only", t("tour.structure")),
     h(
       "thead",
@@ -135,7 +135,7 @@ export function levelEditor(initial, { rotation }) {
     h(
       "div.table-list",
       h(
-        "table.tables.tour-table.levels.editable",
+        "table.tour-table.levels.editable",
         h("caption.sr-only", t("tour.levels_own")),
         h(
           "thead",

@@ -22,7 +22,7 @@ export function tournamentsTab(user, { go }) {
     h(
       "div.panel.table-list",
       h(
-        "table.tables.tour-table.tournament-list",
+        "table.tour-table.tournament-list",
         h("caption.sr-only", t("tour.list")),
         h("thead", h("tr", COLUMNS.map((c) => h("th", { scope: "col" }, t(`tour.col.${c}`))), h("th", { scope: "col" }))),
         body,

@@ -179,7 +179,7 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
       h("h2", t("tour.payouts")),
       h("p.sub", payoutName(data.payouts), " · ", t("tour.pool_is", { amount: money(data.prize_pool) })),
       prizes.length
-        ? h("table.tables.tour-table.prizes", h("caption.sr-only", t("tour.payouts")), h("thead", h("tr", h("th", { scope: "col" }, t("tour.col.place")), h("th", { scope: "col" }, t("tour.col.prize")))), h("tbody", prizes.map((p, i) => h("tr", h("th", { scope: "row" }, ordinal(i + 1)), h("td", money(p))))))
+        ? h("table.tour-table.prizes", h("caption.sr-only", t("tour.payouts")), h("thead", h("tr", h("th", { scope: "col" }, t("tour.col.place")), h("th", { scope: "col" }, t("tour.col.prize")))), h("tbody", prizes.map((p, i) => h("tr", h("th", { scope: "row" }, ordinal(i + 1)), h("td", money(p))))))
         : h("p.empty", t("tour.no_prizes_yet")),
     ];
   }
@@ -200,7 +200,7 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
     return [
       h("h2", t("tour.standings")),
       rows.length
-        ? h("div.table-list", h("table.tables.tour-table.standings", h("caption.sr-only", t("tour.standings")), h("thead", h("tr", ["place", "player", "chips", "state", "prize", "table"].map((c) => h("th", { scope: "col" }, t(`tour.col.${c}`))))), h("tbody", rows)))
+        ? h("div.table-list", h("table.tour-table.standings", h("caption.sr-only", t("tour.standings")), h("thead", h("tr", ["place", "player", "chips", "state", "prize", "table"].map((c) => h("th", { scope: "col" }, t(`tour.col.${c}`))))), h("tbody", rows)))
         : h("p.empty", t("tour.nobody_yet")),
     ];
   }
