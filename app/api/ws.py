@@ -208,6 +208,8 @@ class Connection:
         word, never the client's) and sends its snapshot."""
         user = self.player.user_id
         old = self.table
+        if table_id == old.id:
+            return  # a final table's redraw: a new seat at the same table
         new = RoutedTable(old.router, table_id)
         await self.sub.add(channels.table(table_id), channels.user(table_id, user))
         await self.sub.remove(channels.table(old.id), channels.user(old.id, user))

@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         description=(
             "Checks that every transaction's entries sum to zero, each account's balance "
             "equals the sum of its entries, no balance but the bank's and no stack is "
-            "negative, and each table's escrow equals the chips seated there."
+            "negative, each table's escrow equals the chips seated there, and each "
+            "tournament's prize pool, chips, prizes and players add up."
         ),
     )
     check.add_argument("--database-url", help="default: DATABASE_URL, else SQLite in DATA_DIR")
@@ -66,6 +67,7 @@ def _print(report: LedgerReport, *, as_json: bool) -> None:
             "entries_total": report.entries_total,
             "balances": report.totals,
             "seated": report.seated,
+            "tournaments": report.tournaments,
             "violations": report.violations,
         }
         print(json.dumps(payload, indent=2, sort_keys=True))

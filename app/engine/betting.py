@@ -4,6 +4,8 @@ R14, Stud Hi's fourth street with an open pair: every bet or raise may be by the
 big bet until one goes more than a small bet over the last full wager (a big one, or an all-in
 toward it); from then on the unit is the big bet.
 
+R29: with `Rules.raise_cap` off there is no cap: raises go on while anyone can call them.
+
 Terms: `level` is the highest wager on the street; a *full* bet or raise (the completion on
 third street) counts toward the cap of a bet and three raises and reopens the betting: every
 seat that acted before it may raise again. `base` is the level of the last full wager and the
@@ -142,7 +144,7 @@ class BettingRound:
 
     def why_no_raise(self, p: Player) -> str | None:
         """Why `p` may not bet, complete or raise now (ignoring the stack), or None."""
-        if self.count >= CAP:
+        if self.count >= CAP and self.rules.raise_cap:
             return "The betting is capped (a bet and three raises): you may only call or fold"
         if p.acted >= self.seq:
             return "The betting was not reopened to you: you may only call or fold"

@@ -175,9 +175,10 @@ class HandFlow:
             first = min(players, key=lambda p: bring_in_key(p.up[0], razz=razz))  # R10
         else:  # R12; max() keeps the first of equal keys: the earliest after the button
             first = max(active, key=lambda p: _showing(p.up, razz))
-        open_pair = (
+        open_pair = (  # R14, unless the table plays TDA RP-10-F (R30)
             street.open_pair_option
             and self.spec.open_pair_option
+            and self.rules.open_pair == "r14"
             and any(p.up[0] >> 2 == p.up[1] >> 2 for p in active)
         )
         self.round = BettingRound(self.rules, street, players, open_pair)

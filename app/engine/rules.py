@@ -12,6 +12,7 @@ MAX_SEATS = 8
 
 TimeoutAction = Literal["all_in", "fold"]
 ShowdownFirst = Literal["first_to_act", "lowest_seat"]
+OpenPair = Literal["r14", "rp10f"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +20,10 @@ class Rules:
     """The stakes and house settings; every chip amount is an int in the table's chip unit.
 
     `rake_bps` is the rake in basis points (500 = 5%); `rake_cap` None or 0 means uncapped
-    (R4: a cap of 0 is no cap; it is kept as None).
+    (R4: a cap of 0 is no cap; it is kept as None). `raise_cap` False lifts R16's cap of a bet
+    and three raises (R29: a tournament's last two players). `open_pair` is the fourth-street
+    open pair of Stud Hi (R30): "r14" allows the big bet as R14 says, "rp10f" does not (TDA
+    RP-10-F: fourth-street bets and raises are the small bet, open pair or not).
     """
 
     variant: Variant
@@ -32,6 +36,8 @@ class Rules:
     rake_third_street: bool = False
     timeout_action: TimeoutAction = "all_in"
     showdown_first_when_checked: ShowdownFirst = "first_to_act"
+    raise_cap: bool = True
+    open_pair: OpenPair = "r14"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", spec_of(self.variant).variant)
@@ -57,6 +63,10 @@ class Rules:
             raise ValueError("timeout_action must be 'all_in' or 'fold'")
         if self.showdown_first_when_checked not in ("first_to_act", "lowest_seat"):
             raise ValueError("showdown_first_when_checked must be 'first_to_act' or 'lowest_seat'")
+        if type(self.raise_cap) is not bool:
+            raise ValueError("raise_cap must be True or False")
+        if self.open_pair not in ("r14", "rp10f"):
+            raise ValueError("open_pair must be 'r14' or 'rp10f'")
 
     @property
     def spec(self) -> VariantSpec:

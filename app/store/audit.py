@@ -8,11 +8,16 @@
    hand) is the ledger's: the same players in the same seats with the same stacks. Between
    a hand's end and its record (the hand writer's short lag) both still show the stacks
    before it; a gap means the table holds chips the ledger never moved, or the reverse.
+
+A tournament's tables hold tournament chips: they are left out of 3-4 and the chips seated
+(their escrow holds nothing), their views are compared with their seats as in 5, and every
+tournament's own invariants follow (`tournament_audit`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
@@ -26,6 +31,7 @@ from app.store.models import (
     PokerTable,
     Seat,
 )
+from app.store.tournament_audit import SeatRow, check_tournaments
 
 
 @dataclass
@@ -34,7 +40,8 @@ class LedgerReport:
     entries: int = 0
     entries_total: int = 0  # must be 0
     totals: dict[str, int] = field(default_factory=dict)  # balance per account kind
-    seated: int = 0  # chips on all seats
+    seated: int = 0  # chips on all cash tables' seats
+    tournaments: int = 0  # tournaments checked
     violations: list[str] = field(default_factory=list)
 
     @property
@@ -49,6 +56,7 @@ class LedgerReport:
         out += [f"{kind} balances: {self.totals.get(kind, 0)}" for kind in AccountKind]
         out.append(f"all accounts: {sum(self.totals.values())}")
         out.append(f"chips seated: {self.seated}")
+        out.append(f"tournaments checked: {self.tournaments}")
         out += [f"VIOLATION: {v}" for v in self.violations]
         broken = f"ledger BROKEN: {len(self.violations)} violation(s)"
         out.append("ledger OK" if self.ok else broken)
@@ -58,6 +66,34 @@ class LedgerReport:
 async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerReport:
     """Check every invariant; report at most `limit` violations of each kind."""
     report = LedgerReport()
+    await _postings(session, report, limit)
+    seated: dict[int, int] = defaultdict(int)  # cash tables only
+    views: dict[int, dict[str, list[int]]] = defaultdict(dict)
+    played: dict[int, list[SeatRow]] = defaultdict(list)  # by tournament
+    for table_id, seat_no, user_id, stack, tournament_id in await session.execute(
+        select(Seat.table_id, Seat.seat_no, Seat.user_id, Seat.stack, PokerTable.tournament_id)
+        .join(PokerTable, PokerTable.id == Seat.table_id)
+        .order_by(Seat.table_id, Seat.seat_no)
+    ):
+        views[table_id][str(seat_no)] = [user_id, stack]
+        if stack < 0:
+            report.violations.append(f"a seat at table {table_id} holds {stack} chips")
+        if tournament_id is not None:
+            played[tournament_id].append((table_id, seat_no, user_id, stack))
+            continue
+        seated[table_id] += stack
+        report.seated += stack
+    report.violations += (await _table_views(session, views))[:limit]
+    report.violations += (await _accounts(session, report, seated))[:limit]
+    if sum(report.totals.values()) != 0:
+        report.violations.append(f"all balances sum to {sum(report.totals.values())}, not 0")
+    report.tournaments, found = await check_tournaments(session, played)
+    report.violations += found[:limit]
+    return report
+
+
+async def _postings(session: AsyncSession, report: LedgerReport, limit: int) -> None:
+    """Invariant 1: every transaction's entries sum to zero, and all of them together."""
     report.transactions = await session.scalar(select(func.count(LedgerTransaction.id))) or 0
     count, total = (
         await session.execute(select(func.count(LedgerEntry.id), func.sum(LedgerEntry.amount)))
@@ -65,7 +101,6 @@ async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerRepor
     report.entries, report.entries_total = int(count), int(total or 0)
     if report.entries_total != 0:
         report.violations.append(f"all entries together sum to {report.entries_total}, not 0")
-
     unbalanced = await session.execute(
         select(LedgerEntry.transaction_id, func.sum(LedgerEntry.amount))
         .group_by(LedgerEntry.transaction_id)
@@ -75,23 +110,18 @@ async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerRepor
     )
     report.violations += [f"transaction {t} sums to {s}" for t, s in unbalanced]
 
+
+async def _accounts(
+    session: AsyncSession, report: LedgerReport, seated: Mapping[int, int]
+) -> list[str]:
+    """Invariants 2-4: balances against their entries, none negative but the bank's, and
+    every cash table's escrow against the chips seated there."""
     per_account = await session.execute(
         select(LedgerEntry.account_id, func.sum(LedgerEntry.amount)).group_by(
             LedgerEntry.account_id
         )
     )
     sums = {account: int(total) for account, total in per_account}
-    seated: dict[int, int] = defaultdict(int)
-    ledger_seats: dict[int, dict[str, list[int]]] = defaultdict(dict)
-    for table_id, seat_no, user_id, stack in await session.execute(
-        select(Seat.table_id, Seat.seat_no, Seat.user_id, Seat.stack)
-    ):
-        seated[table_id] += stack
-        report.seated += stack
-        ledger_seats[table_id][str(seat_no)] = [user_id, stack]
-        if stack < 0:
-            report.violations.append(f"a seat at table {table_id} holds {stack} chips")
-    report.violations += (await _table_views(session, ledger_seats))[:limit]
     escrowed: set[int] = set()
     found: list[str] = []
     for account in await session.scalars(select(LedgerAccount).order_by(LedgerAccount.id)):
@@ -109,23 +139,21 @@ async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerRepor
                     f"{seated.get(account.table_id, 0)} chips are seated there"
                 )
     found += [f"table {t} has seats but no escrow account" for t in seated if t not in escrowed]
-    report.violations += found[:limit]
-    if sum(report.totals.values()) != 0:
-        report.violations.append(f"all balances sum to {sum(report.totals.values())}, not 0")
-    return report
+    return found
 
 
 async def _table_views(
     session: AsyncSession, ledger_seats: dict[int, dict[str, list[int]]]
 ) -> list[str]:
-    """Invariant 5: each open table's stored view of its seats against the ledger's seats."""
+    """Invariant 5: each open table's stored view of its seats against the ledger's seats (a
+    tournament table's: against its seats, which hold tournament chips)."""
     found: list[str] = []
     rows = await session.execute(
-        select(PokerTable.id, PokerTable.stacks)
+        select(PokerTable.id, PokerTable.stacks, PokerTable.tournament_id)
         .where(PokerTable.status == "open", PokerTable.stacks.is_not(None))
         .order_by(PokerTable.id)
     )
-    for table_id, view in rows:
+    for table_id, view, tournament_id in rows:
         if not isinstance(view, dict):
             continue  # JSON null: the table has stored no view yet
         ledger = ledger_seats.get(table_id, {})
@@ -135,7 +163,8 @@ async def _table_views(
                 continue
             at_table = "nobody" if held is None else f"user {held[0]} with {held[1]}"
             in_ledger = "nobody" if posted is None else f"user {posted[0]} with {posted[1]}"
+            where = "the ledger" if tournament_id is None else "its seats"
             found.append(
-                f"table {table_id} seat {seat}: the table holds {at_table}, the ledger {in_ledger}"
+                f"table {table_id} seat {seat}: the table holds {at_table}, {where} {in_ledger}"
             )
     return found

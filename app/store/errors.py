@@ -111,18 +111,92 @@ class TopUpAlreadyClaimed(LedgerError):
     code = "topup_already_claimed"
 
 
+class TournamentTable(LedgerError):
+    """A cash move (buy-in, top-up, cash-out, a settlement) at a tournament's table: its
+    seats hold tournament chips, never a player's balance."""
+
+    code = "tournament_table"
+
+
+# --- tournaments ----------------------------------------------------------------------------
+
+
+class TournamentNotFound(LedgerError):
+    code = "tournament_not_found"
+
+
+class TournamentClosed(LedgerError):
+    """The tournament is over (finished or cancelled): no entry, seat or draw any more."""
+
+    code = "tournament_closed"
+
+
+class TournamentFull(LedgerError):
+    code = "tournament_full"
+
+
+class AlreadyRegistered(LedgerError):
+    """The player has a live entry (registered or playing) in this tournament already."""
+
+    code = "already_registered"
+
+
+class NotRegistered(LedgerError):
+    """The player (or entry) has no entry in the state the request needs."""
+
+    code = "not_registered"
+
+
+class AddOnTaken(LedgerError):
+    code = "add_on_taken"
+
+
+class EntryElsewhere(LedgerError):
+    """The entry is seated at another table (or another seat) already."""
+
+    code = "entry_elsewhere"
+
+
+class PlaceTaken(LedgerError):
+    """A place is given once, and an entry gets one place and one prize."""
+
+    code = "place_taken"
+
+
+class DrawNotFound(LedgerError):
+    code = "draw_not_found"
+
+
+class DrawRevealed(LedgerError):
+    """A draw's seed is revealed once; another seed for it is refused."""
+
+    code = "draw_revealed"
+
+
 # --- several processes ----------------------------------------------------------------------
 
 
 class LeaseLost(StoreError):
-    """The table's lease moved on (another process claimed it, or it was released): a write
-    under the old epoch is refused, in its own transaction, and nothing is written."""
+    """A lease moved on (another process claimed the table, or the tournament's director,
+    or it was released): a write under the old epoch is refused, in its own transaction,
+    and nothing is written. `ids`: the tables (or tournaments, by `noun`) it names."""
 
     code = "lease_lost"
 
-    def __init__(self, message: str, *, table_ids: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self, message: str, *, ids: frozenset[int] = frozenset(), noun: str = "table"
+    ) -> None:
         super().__init__(message)
-        self.table_ids = table_ids
+        self.ids = ids
+        self.noun = noun
+
+    @property
+    def table_ids(self) -> frozenset[int]:
+        return self.ids if self.noun == "table" else frozenset()
+
+    @property
+    def tournament_ids(self) -> frozenset[int]:
+        return self.ids if self.noun == "tournament" else frozenset()
 
 
 # --- schema ---------------------------------------------------------------------------------

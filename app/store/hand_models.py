@@ -72,6 +72,9 @@ class HandRecord(Base):
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     rake: Mapped[int] = mapped_column(BigInteger, default=0)
     void_reason: Mapped[str | None] = mapped_column(String(200), default=None)
+    # a tournament's hand: its tournament and level (its chips are tournament chips)
+    tournament_id: Mapped[int | None] = mapped_column(Integer, index=True, default=None)
+    level: Mapped[int | None] = mapped_column(Integer, default=None)
 
 
 class HandPlayer(Base):

@@ -12,7 +12,7 @@ string the server keys its rows and ledger postings by and never shows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.engine import Hand, commitment
 from app.engine.cards import Card
-from app.store import ledger
+from app.store import ledger, tournament_hands
 from app.store.hand_models import HandCounter, HandPlayer, HandRecord, HandStatus
 from app.store.models import PokerTable
 from app.store.types import utcnow
@@ -47,6 +47,11 @@ class HandStart:
     seats: list[dict[str, Any]]  # {"seat", "user_id", "name", "stack"}: starting stacks
     commitment: str
     started_at: datetime = field(default_factory=utcnow)
+    # a tournament's hand: its tournament, level and the director's hand-for-hand round
+    # (a player busted in it keeps the round); its chips are tournament chips
+    tournament_id: int | None = None
+    level: int | None = None
+    round: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +123,8 @@ def _row_values(start: HandStart) -> dict[str, Any]:
         "status": HandStatus.LIVE,
         "started_at": start.started_at,
         "rake": 0,
+        "tournament_id": start.tournament_id,
+        "level": start.level,
     }
 
 
@@ -150,7 +157,9 @@ async def record_start(session: AsyncSession, start: HandStart) -> None:
 
 async def record_finished(session: AsyncSession, finish: HandFinish) -> bool:
     """The full record and the ledger settlement (stack changes, rake to the house), in the
-    caller's transaction. False (and nothing changes) if the hand was recorded before."""
+    caller's transaction; a tournament's hand posts nothing to the ledger, its stacks go to
+    its seats and entries (`tournament_hands.settle_hands`). False (and nothing changes) if the
+    hand was recorded before."""
     return (await record_finished_many(session, [finish]))[0]
 
 
@@ -173,6 +182,30 @@ def _unwritten(
         statuses[start.hand_id] = HandStatus.DONE
         unwritten.append(finish)
     return written, unwritten, missing
+
+
+def _tournament_chips(finish: HandFinish) -> tournament_hands.HandChips:
+    start = finish.start
+    assert start.tournament_id is not None
+    return tournament_hands.HandChips(
+        tournament_id=start.tournament_id,
+        table_id=start.table_id,
+        number=start.number,
+        round=start.round,
+        starting={seat["user_id"]: seat["stack"] for seat in start.seats},
+        deltas=finish.deltas,
+        rake=finish.rake,
+    )
+
+
+def _without_busts(finish: HandFinish) -> HandFinish:
+    """A tournament table's view after the hand, its busted players (0 chips: their seats are
+    gone) left out, whether the table left them in or not."""
+    view = finish.table_stacks
+    if finish.start.tournament_id is None or view is None:
+        return finish
+    kept = {seat: held for seat, held in view.items() if held[1] > 0}
+    return replace(finish, table_stacks=kept)
 
 
 def _settlement(finish: HandFinish) -> ledger.Settlement:
@@ -215,7 +248,8 @@ async def _store_records(conn: AsyncConnection, finishes: Sequence[HandFinish]) 
 async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFinish]) -> list[bool]:
     """`record_finished` for several hands (of any tables) in the caller's transaction, in
     one statement of each kind for all of them: their statuses, the live rows missing, the
-    settlements (`ledger.settle_hands`) and the records."""
+    settlements (`ledger.settle_hands`; a tournament's hands `tournament_hands.settle_hands`)
+    and the records."""
     conn = await session.connection()
     ids = [finish.start.hand_id for finish in finishes]
     rows = await conn.execute(
@@ -228,8 +262,11 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
     if missing:
         await record_starts(session, missing)
     # not DONE: each settlement commits with its record, so it was never posted
-    await ledger.settle_hands(session, [_settlement(finish) for finish in unwritten])
-    await _store_records(conn, unwritten)
+    cash = [finish for finish in unwritten if finish.start.tournament_id is None]
+    await ledger.settle_hands(session, [_settlement(finish) for finish in cash])
+    played = [finish for finish in unwritten if finish.start.tournament_id is not None]
+    await tournament_hands.settle_hands(session, [_tournament_chips(finish) for finish in played])
+    await _store_records(conn, [_without_busts(finish) for finish in unwritten])
     return written
 
 
@@ -237,7 +274,8 @@ async def void_live_hands(
     session: AsyncSession, reason: str = RESTART, *, table_ids: Sequence[int] | None = None
 ) -> list[HandRecord]:
     """Every hand still live (the server died in it) becomes void: its chips never moved, so
-    each player's stack is what it was when it started. `table_ids`: only those tables'
+    each player's stack is what it was when it started (a tournament's hand as a cash one:
+    its seats and entries keep their stacks from before it). `table_ids`: only those tables'
     (the ones a process has just claimed). Returns the voided rows."""
     query = select(HandRecord).where(HandRecord.status == HandStatus.LIVE)
     if table_ids is not None:

@@ -21,12 +21,13 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant
 from app.engine import commitment as fair
 from app.engine.phh import to_phh
-from app.engine.pokerstars import HandText, render
+from app.engine.pokerstars import Finish, HandText, TournamentText, render
 from app.engine.views import POT_EVENTS, pots_now
 from app.store import hands
 from app.store.db import Database
@@ -66,7 +67,47 @@ async def load_hand_history(
         seat = await hands.dealt_seat(db, row.id, viewer_user_id)
         if seat is None:
             return None
-    return history_view(row, seat, full=full)
+    return history_view(row, seat, full=full, tournament=await tournament_of(db, row))
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentOf:
+    """What a tournament hand's history adds: the tournament's buy-in and name, and the
+    places the hand decided (R31)."""
+
+    id: int
+    name: str
+    buy_in: int
+    fee: int
+    rotation: bool
+    finishes: tuple[Finish, ...]
+
+
+async def tournament_of(session: AsyncSession, row: HandRecord) -> TournamentOf | None:
+    """The tournament of a tournament hand (None for a cash hand)."""
+    if row.tournament_id is None:
+        return None
+    from app.store.tournament_models import Tournament, TournamentEntry
+
+    t = await session.get(Tournament, row.tournament_id)
+    if t is None:
+        return None
+    seats = {s["user_id"]: s["seat"] for s in row.seats}
+    out = await session.execute(
+        select(TournamentEntry.user_id, TournamentEntry.place, TournamentEntry.prize).where(
+            TournamentEntry.tournament_id == t.id,
+            TournamentEntry.place.is_not(None),
+            or_(TournamentEntry.bust_hand == row.number, TournamentEntry.place == 1),
+        )
+    )
+    placed = [(u, p, z) for u, p, z in out.tuples() if u in seats]
+    decided = {p for _, p, _ in placed}
+    finishes = tuple(
+        Finish(seats[u], p, int(z or 0))
+        for u, p, z in placed
+        if p != 1 or 2 in decided  # the winner is named in the hand that decided 2nd place
+    )
+    return TournamentOf(t.id, t.name, int(t.buy_in), int(t.fee), t.variant == "rotation", finishes)
 
 
 def revealed_seats(row: HandRecord, viewer_seat: int | None, *, full: bool = False) -> set[int]:
@@ -81,15 +122,27 @@ def revealed_seats(row: HandRecord, viewer_seat: int | None, *, full: bool = Fal
 
 
 def history_view(
-    row: HandRecord, viewer_seat: int | None, *, full: bool = False
+    row: HandRecord,
+    viewer_seat: int | None,
+    *,
+    full: bool = False,
+    tournament: TournamentOf | None = None,
 ) -> HandHistoryView:
     revealed = revealed_seats(row, viewer_seat, full=full)
     names = {s["seat"]: s["name"] for s in row.seats}
+    in_tournament = None
+    table_name = row.table_name
+    if tournament is not None:
+        in_tournament = TournamentText(
+            tournament.id, tournament.buy_in, tournament.fee, int(row.level or 1),
+            rotation=tournament.rotation, finishes=tournament.finishes,
+        )  # fmt: skip
+        table_name = row.table_name.rsplit(" ", 1)[-1]  # its number in the tournament
     text = render(
         HandText(
             number=row.number,
             variant=row.variant,
-            table_name=row.table_name,
+            table_name=table_name,
             max_seats=row.max_seats,
             small_bet=row.rules["small_bet"],
             big_bet=row.rules["big_bet"],
@@ -97,6 +150,7 @@ def history_view(
             names=names,
             events=row.events or [],
             rake=row.rake,
+            tournament=in_tournament,
         ),
         viewer_seat=viewer_seat,
         revealed=revealed,
@@ -107,7 +161,7 @@ def history_view(
         variant=row.variant,
         viewer_seat=viewer_seat,
         json=_json(row, viewer_seat, revealed),
-        phh=_phh(row, revealed),
+        phh=_phh(row, revealed, tournament),
         pokerstars_text=text,
     )
 
@@ -171,6 +225,8 @@ def rules_of(row: HandRecord) -> Rules:
         rake_third_street=r["rake_third_street"],
         timeout_action=r["timeout_action"],
         showdown_first_when_checked=r["showdown_first_when_checked"],
+        raise_cap=r.get("raise_cap", True),  # absent from hands recorded before R29
+        open_pair=r.get("open_pair", "r14"),
     )
 
 
@@ -221,7 +277,7 @@ def event_pots(row: HandRecord) -> dict[int, list[dict[str, Any]]]:
 _DEAL = re.compile(r"^d dh (p\d+) (\S+)(.*)$")
 
 
-def _phh(row: HandRecord, revealed: Collection[int]) -> str:
+def _phh(row: HandRecord, revealed: Collection[int], tournament: TournamentOf | None) -> str:
     """PHH text; the down cards of seats R24 hides are written ``??``."""
     hand = replay(row)
     names = {s["seat"]: s["name"] for s in row.seats}
@@ -231,6 +287,9 @@ def _phh(row: HandRecord, revealed: Collection[int]) -> str:
         players=names,
         seat_count=row.max_seats,
         table=row.table_name,
+        tournament=None if tournament is None else tournament.id,
+        level=None if tournament is None else int(row.level or 1),
+        event=None if tournament is None else tournament.name,
     )
     order = list(hand.events[0].to_dict()["seats"])
     hidden = {f"p{i + 1}" for i, seat in enumerate(order) if seat not in revealed}

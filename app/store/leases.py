@@ -1,16 +1,21 @@
-"""Table leases: every table has at most one owner process, and the database says which.
+"""Leases: every table, and every tournament's director, has at most one owner process, and
+the database says which.
 
 A lease row holds the owner (a `ServerProcess.id`), an epoch and an expiry. `claim` takes a
-table only when it is free (no row, or released) or its lease expired, and moves the epoch
+thing only when it is free (no row, or released) or its lease expired, and moves the epoch
 on by one: the epoch is the fencing token. The owner `renew`s all its leases in one
-statement about every second; a process that stops renewing loses its tables after the
-lease time, to whoever claims them next.
+statement about every second; a process that stops renewing loses them after the lease
+time, to whoever claims them next.
 
-Every write a table makes runs `check` first, in the write's own transaction: the lease row
-must still name this owner and the epoch the table was claimed under, else `LeaseLost` and
-the transaction writes nothing. `check` holds the rows it read (`FOR SHARE` on PostgreSQL;
-SQLite's write lock, taken at BEGIN, holds everything), so a claim cannot slip in between
-the check and the commit: a claim waits for the write, and a write after the claim sees it.
+Every write a table (or a director) makes runs `check` first, in the write's own
+transaction: the lease row must still name this owner and the epoch it was claimed under,
+else `LeaseLost` and the transaction writes nothing. `check` holds the rows it read
+(`FOR SHARE` on PostgreSQL; SQLite's write lock, taken at BEGIN, holds everything), so a
+claim cannot slip in between the check and the commit: a claim waits for the write, and a
+write after the claim sees it.
+
+Each function takes the lease table as `model`: `TableLease` (the default, keyed by table
+id) or `TournamentLease` (keyed by tournament id); the rules are the same.
 
 Times are the processes' own clocks (UTC): they must agree to well within the lease time.
 """
@@ -26,45 +31,46 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store.errors import LeaseLost
-from app.store.lease_models import TableLease
+from app.store.lease_models import Lease, TableLease, TournamentLease
 from app.store.types import utcnow
 
 _NO_SYNC = {"synchronize_session": False}
+MODELS: tuple[type[Lease], ...] = (TableLease, TournamentLease)
 
 
 async def claim(
     session: AsyncSession,
-    table_id: int,
+    key: int,
     owner: str,
     *,
     seconds: float,
     now: datetime | None = None,
+    model: type[Lease] = TableLease,
 ) -> int | None:
-    """Make `owner` the table's owner until `now + seconds` if the table is free or its lease
-    expired: the new epoch (one more than any before), or None when another process holds it
-    (`owner` itself included: a holder renews, it does not claim again)."""
+    """Make `owner` the owner of table (or tournament) `key` until `now + seconds` if it is
+    free or its lease expired: the new epoch (one more than any before), or None when
+    another process holds it (`owner` itself included: a holder renews, it does not claim
+    again)."""
     now = now or utcnow()
     expires = now + timedelta(seconds=seconds)
+    column = model.key()
     conn = await session.connection()
     insert_new = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
     first: int | None = await session.scalar(
-        insert_new(TableLease)
-        .values(table_id=table_id, owner=owner, epoch=1, expires_at=expires)
-        .on_conflict_do_nothing(index_elements=["table_id"])
-        .returning(TableLease.epoch)
+        insert_new(model)
+        .values({column: key, model.owner: owner, model.epoch: 1, model.expires_at: expires})
+        .on_conflict_do_nothing(index_elements=[column])
+        .returning(model.epoch)
     )
     if first is not None:
         return first
     # PostgreSQL: two claimants of one expired lease both reach this UPDATE; the second waits
     # for the first's commit, then finds the row no longer free and claims nothing
     epoch: int | None = await session.scalar(
-        update(TableLease)
-        .where(
-            TableLease.table_id == table_id,
-            or_(TableLease.owner.is_(None), TableLease.expires_at <= now),
-        )
-        .values(owner=owner, epoch=TableLease.epoch + 1, expires_at=expires)
-        .returning(TableLease.epoch)
+        update(model)
+        .where(column == key, or_(model.owner.is_(None), model.expires_at <= now))
+        .values({model.owner: owner, model.epoch: model.epoch + 1, model.expires_at: expires})
+        .returning(model.epoch)
         .execution_options(**_NO_SYNC)
     )
     return epoch
@@ -77,88 +83,100 @@ async def renew(
     *,
     seconds: float,
     now: datetime | None = None,
+    model: type[Lease] = TableLease,
 ) -> dict[int, int]:
     """Extend every lease `owner` still holds to `now + seconds`, in one statement. `held` is
-    what the owner believes it holds (table -> epoch); returns the part of it still true.
-    A table missing from the answer is lost: another process claimed it, or it was released."""
+    what the owner believes it holds (key -> epoch); returns the part of it still true.
+    A key missing from the answer is lost: another process claimed it, or it was released."""
     expires = (now or utcnow()) + timedelta(seconds=seconds)
-    # rows locked in table order, as `check` reads them: a renewal and a write of several
+    column = model.key()
+    # rows locked in key order, as `check` reads them: a renewal and a write of several
     # tables never wait for each other in a circle
-    mine = (
-        select(TableLease.table_id)
-        .where(TableLease.owner == owner)
-        .order_by(TableLease.table_id)
-        .with_for_update()
-    )
+    mine = select(column).where(model.owner == owner).order_by(column).with_for_update()
     rows = await session.execute(
-        update(TableLease)
-        .where(TableLease.owner == owner, TableLease.table_id.in_(mine.scalar_subquery()))
-        .values(expires_at=expires)
-        .returning(TableLease.table_id, TableLease.epoch)
+        update(model)
+        .where(model.owner == owner, column.in_(mine.scalar_subquery()))
+        .values({model.expires_at: expires})
+        .returning(column, model.epoch)
         .execution_options(**_NO_SYNC)
     )
-    current = {table_id: epoch for table_id, epoch in rows}
-    return {t: e for t, e in held.items() if current.get(t) == e}
+    current = {key: epoch for key, epoch in rows}
+    return {k: e for k, e in held.items() if current.get(k) == e}
 
 
 async def release(
     session: AsyncSession,
     owner: str,
-    table_ids: Collection[int] | None = None,
+    keys: Collection[int] | None = None,
     *,
     now: datetime | None = None,
+    model: type[Lease] = TableLease,
 ) -> int:
-    """Give up `owner`'s leases (all, or `table_ids`): free to claim at once. The epoch stays,
-    so the next claim still moves it on. Returns how many were released."""
-    stmt = update(TableLease).where(TableLease.owner == owner)
-    if table_ids is not None:
-        stmt = stmt.where(TableLease.table_id.in_(list(table_ids)))
+    """Give up `owner`'s leases (all, or those of `keys`): free to claim at once. The epoch
+    stays, so the next claim still moves it on. Returns how many were released."""
+    stmt = update(model).where(model.owner == owner)
+    if keys is not None:
+        stmt = stmt.where(model.key().in_(list(keys)))
     result = await session.execute(
-        stmt.values(owner=None, expires_at=now or utcnow()).execution_options(**_NO_SYNC)
+        stmt.values({model.owner: None, model.expires_at: now or utcnow()}).execution_options(
+            **_NO_SYNC
+        )
     )
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
 
 async def release_owners(session: AsyncSession, owners: Collection[str]) -> int:
-    """Free the leases of processes known to be dead (their registration is gone)."""
+    """Free the leases, of tables and of tournaments, of processes known to be dead (their
+    registration is gone)."""
     if not owners:
         return 0
-    result = await session.execute(
-        update(TableLease)
-        .where(TableLease.owner.in_(list(owners)))
-        .values(owner=None, expires_at=utcnow())
-        .execution_options(**_NO_SYNC)
-    )
-    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+    released = 0
+    for model in MODELS:
+        result = await session.execute(
+            update(model)
+            .where(model.owner.in_(list(owners)))
+            .values({model.owner: None, model.expires_at: utcnow()})
+            .execution_options(**_NO_SYNC)
+        )
+        released += int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return released
 
 
-async def check(session: AsyncSession, owner: str, epochs: Mapping[int, int]) -> None:
-    """The fence: raise `LeaseLost` unless every table in `epochs` is still `owner`'s under
+async def check(
+    session: AsyncSession,
+    owner: str,
+    epochs: Mapping[int, int],
+    *,
+    model: type[Lease] = TableLease,
+) -> None:
+    """The fence: raise `LeaseLost` unless every key in `epochs` is still `owner`'s under
     that epoch. Call it inside the write's transaction, before the write; the rows stay
     held until the transaction ends."""
     if not epochs:
         return
+    column = model.key()
     rows = await session.execute(
-        select(TableLease.table_id, TableLease.owner, TableLease.epoch)
-        .where(TableLease.table_id.in_(list(epochs)))
-        .order_by(TableLease.table_id)
+        select(column, model.owner, model.epoch)
+        .where(column.in_(list(epochs)))
+        .order_by(column)
         .with_for_update(read=True)
     )
-    current = {table_id: (who, epoch) for table_id, who, epoch in rows}
-    stale = frozenset(t for t, e in epochs.items() if current.get(t) != (owner, e))
+    current = {key: (who, epoch) for key, who, epoch in rows}
+    stale = frozenset(k for k, e in epochs.items() if current.get(k) != (owner, e))
     if stale:
-        names = ", ".join(str(t) for t in sorted(stale))
+        names = ", ".join(str(k) for k in sorted(stale))
         raise LeaseLost(
-            f"table {names} is no longer run by this server process (its lease moved on)",
-            table_ids=stale,
+            f"{model.noun} {names} is no longer run by this server process (its lease moved on)",
+            ids=stale,
+            noun=model.noun,
         )
 
 
-async def lease_of(session: AsyncSession, table_id: int) -> TableLease | None:
-    """The table's lease row as it is now (tests, operators)."""
-    row: TableLease | None = await session.scalar(
-        select(TableLease)
-        .where(TableLease.table_id == table_id)
-        .execution_options(populate_existing=True)
+async def lease_of(
+    session: AsyncSession, key: int, *, model: type[Lease] = TableLease
+) -> Lease | None:
+    """The lease row of table (or tournament) `key` as it is now (tests, operators)."""
+    row: Lease | None = await session.scalar(
+        select(model).where(model.key() == key).execution_options(populate_existing=True)
     )
     return row

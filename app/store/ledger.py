@@ -1,8 +1,10 @@
 """The double-entry chip ledger: every chip movement is one transaction of entries summing to 0.
 
 Accounts: each player's balance, each table's escrow (exactly the chips seated there: the sum
-of its seats' stacks), the house (rake) and the bank (issues play money; the only account that
-may go negative). Every function here:
+of its seats' stacks), each tournament's prize pool (its buy-ins until paid out as prizes), the
+house (rake, tournament fees) and the bank (issues play money; the only account that may go
+negative). A tournament's tables hold tournament chips, which never enter the ledger: the cash
+operations refuse them (`TournamentTable`). Every function here:
 
 - takes an `AsyncSession` inside a write transaction (`async with db.transaction() as s:`), so
   a caller can commit its own rows (a hand record) in the same transaction;
@@ -49,6 +51,7 @@ from app.store.errors import (
     TableNotFound,
     TopUpAlreadyClaimed,
     TopUpNotAllowed,
+    TournamentTable,
     UnbalancedTransaction,
 )
 from app.store.models import (
@@ -91,6 +94,10 @@ def escrow_code(table_id: int) -> str:
     return f"{AccountKind.ESCROW}:{table_id}"
 
 
+def prize_pool_code(tournament_id: int) -> str:
+    return f"{AccountKind.PRIZE_POOL}:{tournament_id}"
+
+
 # --- accounts -------------------------------------------------------------------------------
 
 
@@ -108,8 +115,16 @@ async def open_escrow_account(session: AsyncSession, table_id: int) -> LedgerAcc
     return account
 
 
+async def open_prize_pool(session: AsyncSession, tournament_id: int) -> LedgerAccount:
+    account = LedgerAccount(kind=AccountKind.PRIZE_POOL, code=prize_pool_code(tournament_id))
+    session.add(account)
+    await session.flush()
+    return account
+
+
 async def account_id(session: AsyncSession, code: str) -> int:
-    """The id of the account named `code` ("bank", "house", "player:7", "escrow:3")."""
+    """The id of the account named `code` ("bank", "house", "player:7", "escrow:3",
+    "prize_pool:2")."""
     found = await session.scalar(select(LedgerAccount.id).where(LedgerAccount.code == code))
     if found is None:
         raise AccountNotFound(f"no ledger account {code!r}")
@@ -203,6 +218,7 @@ def _holder(account: LedgerAccount | _Held) -> str:
         AccountKind.PLAYER: "your balance",
         AccountKind.ESCROW: "the table",
         AccountKind.HOUSE: "the house",
+        AccountKind.PRIZE_POOL: "the prize pool",
     }.get(AccountKind(account.kind), "the bank")
 
 
@@ -229,6 +245,12 @@ async def _find(session: AsyncSession, kind: str, key: str) -> tuple[Posted, str
     )
     legs = tuple((a, n) for a, n in entries)
     return Posted(row.id, row.kind, key, legs, row.created_at, replayed=True), row.memo
+
+
+async def posted(session: AsyncSession, kind: str, key: str) -> Posted | None:
+    """The posting made under `key` of `kind` (replayed), or None if there is none."""
+    found = await _find(session, kind, key)
+    return None if found is None else found[0]
 
 
 def _replay(
@@ -417,17 +439,22 @@ async def transfer(
     memo: str = "",
 ) -> Posted:
     """Move chips between accounts by id: `{account_id: signed amount}` summing to zero.
-    Escrow accounts move only with their seats (buy_in, cash_out, settle_hand)."""
+    Escrow accounts move only with their seats (buy_in, cash_out, settle_hand), prize pools
+    only with their tournament's entries (`tournament_posting`)."""
     legs = _legs(entries)
     if not legs:
         raise InvalidAmount("a transfer must move some chips")
 
     async def plan(locked: Locked) -> Legs:
-        escrows = [a.code for a in locked.values() if a.kind == AccountKind.ESCROW]
-        if escrows:
-            raise LedgerError(
-                f"{escrows[0]} moves only with its seats: use buy_in, cash_out or settle_hand"
-            )
+        for held in locked.values():
+            if held.kind == AccountKind.ESCROW:
+                raise LedgerError(
+                    f"{held.code} moves only with its seats: use buy_in, cash_out or settle_hand"
+                )
+            if held.kind == AccountKind.PRIZE_POOL:
+                raise LedgerError(
+                    f"{held.code} moves only with its tournament's entries and prizes"
+                )
         return legs
 
     draft = _Draft(kind, key, memo or f"transfer {list(legs)}")
@@ -479,10 +506,20 @@ async def top_up_daily(
 
 
 async def _table(session: AsyncSession, table_id: int) -> PokerTable:
+    """A cash table: `TournamentTable` for a tournament's (its chips are not the ledger's)."""
     table = await session.get(PokerTable, table_id)
     if table is None:
         raise TableNotFound(f"no table {table_id}")
+    if table.tournament_id is not None:
+        raise TournamentTable(_tournament_table(table_id, table.tournament_id))
     return table
+
+
+def _tournament_table(table_id: int, tournament_id: int) -> str:
+    return (
+        f"table {table_id} is a table of tournament {tournament_id}: its stacks are "
+        "tournament chips, which never come from or go back to a balance"
+    )
 
 
 async def _with_table(session: AsyncSession, table_id: int, code: str) -> list[int]:
@@ -601,6 +638,7 @@ async def cash_out(
     and keeps the seat."""
     if amount is not None:
         _positive(amount)
+    await _table(session, table_id)
     player, escrow = await _with_table(session, table_id, player_code(user_id))
     expected = None if amount is None else _legs({escrow: -amount, player: amount})
 
@@ -627,6 +665,42 @@ async def cash_out(
         TxKind.CASH_OUT, key, f"user {user_id} cashes out {taking} from table {table_id}"
     )
     return await _post(session, draft, plan, ids=[player, escrow], expected=expected)
+
+
+TOURNAMENT_KINDS = (TxKind.TOURNAMENT_ENTRY, TxKind.TOURNAMENT_REFUND, TxKind.TOURNAMENT_PRIZE)
+# under the accounts' locks: a tournament's own rows changed, and the prize pool's and the
+# house's change (the player's is minus their sum)
+TournamentMove = Callable[[], Awaitable[tuple[int, int]]]
+
+
+async def tournament_posting(
+    session: AsyncSession,
+    *,
+    kind: TxKind,
+    key: str,
+    memo: str,
+    tournament_id: int,
+    user_id: int,
+    move: TournamentMove,
+) -> Posted:
+    """A tournament's money between a player's balance, its prize pool and the house: an
+    entry, re-entry, rebuy or add-on (price to the pool, fee to the house), a refund of both,
+    or a prize. `move` runs once the key is claimed (a replay never runs it), in the
+    posting's savepoint: its row changes commit with the posting or not at all. A leg of 0 is
+    left out; a posting of none (a free entry) still keeps its key. The memo states the
+    request, so a replayed key is compared by it."""
+    if kind not in TOURNAMENT_KINDS:
+        raise LedgerError(f"{kind} is not a tournament posting")
+    player, pool, house = await account_ids(
+        session, player_code(user_id), prize_pool_code(tournament_id), HOUSE
+    )
+
+    async def plan(locked: Locked) -> Legs:
+        to_pool, to_house = await move()
+        return _legs({player: -(to_pool + to_house), pool: to_pool, house: to_house})
+
+    draft = _Draft(kind, key, memo)
+    return await _post(session, draft, plan, ids=[player, pool, house], expected=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -710,6 +784,23 @@ async def settle_hands(session: AsyncSession, settlements: Sequence[Settlement])
     return await _write(session, drafts, _settling(session, settlements), codes=[HOUSE, *escrows])
 
 
+async def _cash_seats(
+    conn: AsyncConnection, tables: Sequence[int]
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """The seats of cash tables, (table, user): (seat, stack); a tournament's table is
+    refused (its hands are recorded without the ledger)."""
+    stacks: dict[tuple[int, int], tuple[int, int]] = {}
+    for table_id, user, seat_no, stack, tournament_id in await conn.execute(
+        select(Seat.table_id, Seat.user_id, Seat.seat_no, Seat.stack, PokerTable.tournament_id)
+        .join(PokerTable, PokerTable.id == Seat.table_id)
+        .where(Seat.table_id.in_(tables))
+    ):
+        if tournament_id is not None:
+            raise TournamentTable(_tournament_table(table_id, tournament_id))
+        stacks[table_id, user] = (seat_no, stack)
+    return stacks
+
+
 def _settling(session: AsyncSession, settlements: Sequence[Settlement]) -> Plan:
     """The plan of a batch of settlements: every seat's change checked and made in one
     statement; each hand's legs move its rake from the table's escrow to the house (R4)."""
@@ -722,15 +813,7 @@ def _settling(session: AsyncSession, settlements: Sequence[Settlement]) -> Plan:
             if escrow_code(s.table_id) not in ids:
                 raise TableNotFound(f"no table {s.table_id}")
         conn = await session.connection()
-        tables = sorted({s.table_id for s in settlements})
-        stacks: dict[tuple[int, int], tuple[int, int]] = {  # (table, user): (seat, stack)
-            (table_id, user): (seat_no, stack)
-            for table_id, user, seat_no, stack in await conn.execute(
-                select(Seat.table_id, Seat.user_id, Seat.seat_no, Seat.stack).where(
-                    Seat.table_id.in_(tables)
-                )
-            )
-        }
+        stacks = await _cash_seats(conn, sorted({s.table_id for s in settlements}))
         moved: dict[tuple[int, int], int] = defaultdict(int)  # (table, user): stack change
         legs: list[Legs] = []
         for s in settlements:

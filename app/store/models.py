@@ -1,9 +1,10 @@
 """The tables of the house: accounts, sessions, the double-entry ledger, poker tables and seats.
 
 Money columns are integers in the table's smallest chip unit. The database itself refuses a
-negative balance (player, escrow, house) and a negative stack: the code checks first to give a
-clear error, the CHECK constraints are the guarantee. Later migrations add hands, the mail
-outbox, processes and table leases; keep this module in step with `migrations/versions`.
+negative balance (player, escrow, house, prize pool) and a negative stack: the code checks
+first to give a clear error, the CHECK constraints are the guarantee. Later migrations add
+hands, the mail outbox, processes and table leases, and tournaments; keep this module in step
+with `migrations/versions`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class AccountKind(StrEnum):
     ESCROW = "escrow"  # the chips seated at one table
     HOUSE = "house"  # rake
     BANK = "bank"  # issues play money; the only account that may go negative
+    PRIZE_POOL = "prize_pool"  # one tournament's buy-ins, until paid out as prizes
 
 
 class TxKind(StrEnum):
@@ -49,6 +51,9 @@ class TxKind(StrEnum):
     CASH_OUT = "cash_out"
     HAND_SETTLEMENT = "hand_settlement"
     TRANSFER = "transfer"  # generic: operator adjustments, grants
+    TOURNAMENT_ENTRY = "tournament_entry"  # an entry, re-entry, rebuy or add-on: price and fee
+    TOURNAMENT_REFUND = "tournament_refund"  # both back (unregistered, or cancelled)
+    TOURNAMENT_PRIZE = "tournament_prize"  # the prize pool pays a place
 
 
 class User(Base):
@@ -79,23 +84,27 @@ class AuthSession(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
+# the ledger_accounts CHECKs (migration 0700 widened them for prize pools)
+ACCOUNT_KINDS = "kind IN ('player', 'escrow', 'house', 'bank', 'prize_pool')"
+ACCOUNT_OWNERS = (
+    "(kind = 'player' AND user_id IS NOT NULL AND table_id IS NULL)"
+    " OR (kind = 'escrow' AND table_id IS NOT NULL AND user_id IS NULL)"
+    " OR (kind IN ('house', 'bank', 'prize_pool') AND user_id IS NULL AND table_id IS NULL)"
+)
+
+
 class LedgerAccount(Base):
     __tablename__ = "ledger_accounts"
     __table_args__ = (
-        CheckConstraint("kind IN ('player', 'escrow', 'house', 'bank')", name="kind"),
-        CheckConstraint(
-            "(kind = 'player' AND user_id IS NOT NULL AND table_id IS NULL)"
-            " OR (kind = 'escrow' AND table_id IS NOT NULL AND user_id IS NULL)"
-            " OR (kind IN ('house', 'bank') AND user_id IS NULL AND table_id IS NULL)",
-            name="owner",
-        ),
+        CheckConstraint(ACCOUNT_KINDS, name="kind"),
+        CheckConstraint(ACCOUNT_OWNERS, name="owner"),
         # The guarantee behind "a balance never goes below zero": only the issuer may.
         CheckConstraint("kind = 'bank' OR balance >= 0", name="balance_nonnegative"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))
-    # "bank", "house", "player:<user id>", "escrow:<table id>"
+    # "bank", "house", "player:<user id>", "escrow:<table id>", "prize_pool:<tournament id>"
     code: Mapped[str] = mapped_column(String(64), unique=True)
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
     table_id: Mapped[int | None] = mapped_column(ForeignKey("poker_tables.id"), default=None)
@@ -166,6 +175,10 @@ class PokerTable(Base):
     invite_token: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     password_hash: Mapped[str | None] = mapped_column(String(255), default=None)
     host_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    # a tournament's table: its seats hold tournament chips, outside the ledger
+    tournament_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tournaments.id"), index=True, default=None
+    )
     status: Mapped[str] = mapped_column(String(16), default="open")
     # settings added later without a migration; typed columns are preferred
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
@@ -205,11 +218,12 @@ class Seat(Base):
     created_at: Mapped[datetime] = _created()
 
 
-# The mail outbox's tables live in their own module, and so do the hand records'; importing
-# them here registers them.
+# The mail outbox's tables live in their own module, and so do the hand records', the
+# leases' and the tournaments'; importing them here registers them.
 from app.store import hand_models as _hand_models  # noqa: E402, F401
 from app.store import lease_models as _lease_models  # noqa: E402, F401
 from app.store import outbox as _outbox  # noqa: E402, F401
+from app.store import tournament_models as _tournament_models  # noqa: E402, F401
 
 
 class AllInProtection(Base):

@@ -72,6 +72,7 @@ def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> H
         for name in (
             "ante", "bring_in", "small_bet", "big_bet", "rake_bps", "rake_cap",
             "rake_third_street", "timeout_action", "showdown_first_when_checked",
+            "raise_cap", "open_pair",
         )
     }  # fmt: skip
     d = table.directed
@@ -187,6 +188,16 @@ async def timed_out(table: TableState, msg: m.TimedOut) -> None:
     info = table.seats[msg.seat]
     if draw_on_bank(table, info, msg.turn_id):
         return
+    if table.directed is not None and hand.phase is Phase.BETTING:
+        bring_in = hand.legal_actions().bring_in
+        if bring_in is not None:  # R28: an absent player posts the bring-in, never folds it
+            spend_bank(table, info)
+            events = hand.act(msg.seat, Action(ActionKind.BRING_IN, bring_in))
+            if table.recording is not None:
+                table.recording.inputs.append(["act", msg.seat, "bring_in", bring_in])
+            publishing.engine_events(table, events)
+            await after_change(table)
+            return
     protect = False
     if (
         table.settings.timeout_action == "all_in"

@@ -8,6 +8,11 @@ when it creates or restores it, and each write checks, in its own transaction, t
 lease still names this store's owner under the epoch it was claimed with (`_fence`). A
 write for a table whose lease moved on raises `TableError("lease_lost")` for a player's
 request, or `LeaseLost` from the hand writer's jobs, and writes nothing.
+
+A tournament's table (`tournament_id`) is leased and restored like any other; its seats hold
+tournament chips, seated and unseated by `seat_entry` and `unseat_entry` (never `buy_in`,
+`top_up` or `cash_out`, which refuse it: `TableError("tournament_table")`), and its hands
+post nothing to the ledger (`hands.record_finished`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any, Protocol
 from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.store import accounts, hands, leases, ledger
+from app.store import accounts, hands, leases, ledger, tournaments
 from app.store.db import Database
 from app.store.errors import NameTaken, StoreError
 from app.store.lease_models import TableLease
@@ -58,6 +63,7 @@ class StoredTable:
     seats: list[StoredSeat] = field(default_factory=list)
     button: int = -1  # the button of the table's last hand (R5 moves it on)
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands voided at start-up
+    tournament_id: int | None = None  # a tournament's table
 
 
 class TableStore(Protocol):
@@ -70,6 +76,7 @@ class TableStore(Protocol):
         host_user_id: int | None,
         invite_token: str | None,
         password_hash: str | None,
+        tournament_id: int | None = None,
     ) -> int: ...
     async def claim_open(
         self, limit: int | None = None, only: Collection[int] | None = None
@@ -86,6 +93,13 @@ class TableStore(Protocol):
         self, table_id: int, user_id: int, amount: int, key: str, stacks: Stacks
     ) -> bool: ...
     async def cash_out(self, table_id: int, user_id: int, key: str, stacks: Stacks) -> int: ...
+    async def seat_entry(
+        self, table_id: int, entry_id: int, seat_no: int, stacks: Stacks
+    ) -> None: ...
+    async def unseat_entry(self, table_id: int, entry_id: int, stacks: Stacks) -> int: ...
+    async def add_entry_chips(
+        self, table_id: int, user_id: int, chips: EntryChips, stacks: Stacks
+    ) -> bool: ...
     async def claim_protection(
         self, table_id: int, user_id: int, hand_id: str, now: float
     ) -> bool: ...
@@ -106,6 +120,18 @@ class TableStore(Protocol):
 Stacks = dict[str, list[int]]
 """The table's own view of its seats after a chip move, ``{"seat": [user id, stack]}``: stored
 with the move, in its transaction, so `ledger check` can compare the table with the ledger."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntryChips:
+    """A rebuy or add-on bought at a tournament's table (`tournaments.enter`)."""
+
+    tournament_id: int
+    kind: str  # "rebuy" or "addon"
+    chips: int
+    price: int
+    fee: int
+    key: str
 
 
 def _refusal(exc: StoreError) -> TableError:
@@ -248,7 +274,9 @@ class LedgerTableStore:
         host_user_id: int | None,
         invite_token: str | None,
         password_hash: str | None,
+        tournament_id: int | None = None,
     ) -> int:
+        """A new table, leased to this store; `tournament_id`: one of that tournament's."""
         began = time.monotonic()
         async with self.db.transaction() as s:
             row = PokerTable(
@@ -256,6 +284,7 @@ class LedgerTableStore:
                 host_user_id=host_user_id,
                 invite_token=invite_token,
                 password_hash=password_hash,
+                tournament_id=tournament_id,
                 extra={name: getattr(settings, name) for name in EXTRA},
             )
             table = await create_table(s, row)
@@ -289,6 +318,7 @@ class LedgerTableStore:
                     t.invite_token,
                     t.password_hash,
                     set(extra.get("members", [])),
+                    tournament_id=t.tournament_id,
                 )
                 for seat in t.seats:
                     stored.seats.append(
@@ -350,6 +380,51 @@ class LedgerTableStore:
                     await _save_stacks(s, table_id, stacks)
                 player = await ledger.account_id(s, ledger.player_code(user_id))
                 return posted.amount_for(player)
+        except StoreError as exc:
+            raise _refusal(exc) from None
+
+    async def seat_entry(self, table_id: int, entry_id: int, seat_no: int, stacks: Stacks) -> None:
+        """Seat a tournament entry with its chips at `seat_no` of its tournament's table (a
+        retry of the same seat changes nothing); `stacks` is the table's view with it."""
+        try:
+            async with self.db.transaction() as s:
+                await self._fence(s, table_id)
+                await tournaments.seat_entry(s, table_id, entry_id, seat_no, stacks=stacks)
+        except StoreError as exc:
+            raise _refusal(exc) from None
+
+    async def unseat_entry(self, table_id: int, entry_id: int, stacks: Stacks) -> int:
+        """Take a tournament entry off the table with its chips (to move it, or at the end);
+        returns the chips; `stacks` is the table's view without it."""
+        try:
+            async with self.db.transaction() as s:
+                await self._fence(s, table_id)
+                return await tournaments.unseat_entry(s, table_id, entry_id, stacks=stacks)
+        except StoreError as exc:
+            raise _refusal(exc) from None
+
+    async def add_entry_chips(
+        self, table_id: int, user_id: int, chips: EntryChips, stacks: Stacks
+    ) -> bool:
+        """A seated player's rebuy or add-on, between hands: the price and fee posted, the
+        chips on their entry and seat, `stacks` the table's view with them. False (and
+        nothing moves) if its key was posted before."""
+        try:
+            async with self.db.transaction() as s:
+                await self._fence(s, table_id)
+                posted = await tournaments.enter(
+                    s,
+                    chips.tournament_id,
+                    user_id,
+                    key=chips.key,
+                    kind=chips.kind,
+                    chips=chips.chips,
+                    price=chips.price,
+                    fee=chips.fee,
+                    stacks=stacks,
+                    seated_at=table_id,
+                )
+                return not posted.replayed
         except StoreError as exc:
             raise _refusal(exc) from None
 

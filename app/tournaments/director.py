@@ -18,7 +18,7 @@ import contextlib
 import json
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -376,10 +376,8 @@ class Director:
         levels = self.structure.levels
         while self.clock_.level < len(levels) - 1:
             level = levels[self.clock_.level]
-            now = self.clock_.now_ms(self.clock.monotonic())
-            by_time = level.minutes is not None and now >= level.minutes * 60_000
-            by_hands = level.hands is not None and self.clock_.hands >= level.hands
-            if not (by_time or by_hands):
+            seconds = self.clock_.now_ms(self.clock.monotonic()) / 1000
+            if not level.over(seconds, self.clock_.hands):
                 return
             self.clock_.next_level(self.clock.monotonic())
             await self.save()
@@ -399,67 +397,89 @@ class Director:
         ]  # fmt: skip
 
     async def _balance(self) -> None:
-        self.waiting: frozenset[int] = frozenset()
+        self.waiting = frozenset()
         if len(self.slots) < 2 or self.seed is None:
             return
-        purpose = f"balance:{self.moves_made}:{self.hands}"
-        rng = draws.Rng(self.seed, purpose)
+        purpose = f"balance:{self.hands}:{self.moves_made}"
         final = self.t.seats_per_table if len(self.alive()) <= self.t.seats_per_table else None
         plan = balancing.plan(
             self.views(),
             moved={e.id: e.moves for e in self.alive()},
-            rng=rng,
+            rng=draws.Rng(self.seed, purpose),
             final_table_seats=final,
             break_order=[t for t in self.break_order if t in self.slots],
         )
-        self.waiting = plan.waiting
+        self.waiting = plan.waiting | frozenset(plan.break_after_hand)
         if plan.moves:
             await self.books.draw(purpose, draws.SCHEME, "", {
                 "moves": [[m.entry_id, m.from_table, m.to_table, m.to_seat] for m in plan.moves],
                 "breaking": list(plan.breaking),
             })  # fmt: skip
-        for move in plan.moves:
-            await self._move(move)
+            await self._carry_out(plan.moves)
         for table_id in plan.breaking:
             slot = self.slots.get(table_id)
             if slot is not None and not slot.seats and not slot.in_hand:
                 await self._close(slot)
 
-    async def _move(self, move: balancing.Move) -> None:
-        """Off one table between its hands, onto the other at once (dealt in at its next
-        hand): never at two tables, the chips written with each step."""
-        entry = self.entries[move.entry_id]
-        source, target = self.slots[move.from_table], self.slots[move.to_table]
-        answer = await self._send(source, p.DirectorOrders(
-            tournament_id=self.id, epoch=self.books.epoch,
-            unseat=[p.UnseatOrder(user_id=entry.user_id, to_table=target.table_id,
-                                  seat=move.to_seat)],
+    async def _carry_out(self, moves: Sequence[balancing.Move]) -> None:
+        """Everyone moving stands up first, each source table in one order (between its
+        hands), then sits down, each target table in one order: a final table's redraw
+        seats players in seats others are leaving. Never at two tables; the chips written
+        with each step. One who could not be seated is in transit, seated by the draw at
+        the next decision (`_seat_strays`)."""
+        by_entry = {e.id: e for e in self.alive()}
+        sources: dict[int, list[balancing.Move]] = {}
+        for move in moves:
+            sources.setdefault(move.from_table, []).append(move)
+        standing: list[tuple[Entry, balancing.Move]] = []
+        for table_id, group in sources.items():
+            slot = self.slots[table_id]
+            unseat = [
+                p.UnseatOrder(user_id=by_entry[m.entry_id].user_id, to_table=m.to_table, seat=m.to_seat)
+                for m in group
+            ]
+            answer = await self._send(slot, p.DirectorOrders(
+                tournament_id=self.id, epoch=self.books.epoch, unseat=unseat,
+            ))  # fmt: skip
+            if answer is None:
+                continue
+            for m in group:
+                entry = by_entry[m.entry_id]
+                chips, bank = answer["moved"][str(entry.user_id)]
+                slot.seats = {s: u for s, u in slot.seats.items() if u != entry.user_id}
+                entry.chips, entry.time_bank_ms = int(chips), int(bank)
+                entry.table_id = entry.seat = None
+                entry.moves += 1
+                self.moves_made += 1
+                standing.append((entry, m))
+        targets: dict[int, list[tuple[Entry, balancing.Move]]] = {}
+        for entry, m in standing:
+            targets.setdefault(m.to_table, []).append((entry, m))
+        for table_id, arrivals in targets.items():
+            await self._seat_all(self.slots[table_id], [(e, m.to_seat) for e, m in arrivals])
+
+    async def _seat_all(self, target: Slot, arrivals: list[tuple[Entry, int]]) -> bool:
+        orders = [
+            p.SeatOrder(
+                entry_id=e.id, user_id=e.user_id, name=e.name, seat=seat, chips=e.chips,
+                bot=e.bot, time_bank_ms=e.time_bank_ms,
+            )
+            for e, seat in arrivals
+        ]  # fmt: skip
+        answer = await self._send(target, p.DirectorOrders(
+            tournament_id=self.id, epoch=self.books.epoch, seat=orders, stakes=self.stakes(),
         ))  # fmt: skip
         if answer is None:
-            return
-        chips, bank = answer["moved"][str(entry.user_id)]
-        source.seats.pop(entry.seat if entry.seat is not None else -1, None)
-        source.seats = {s: u for s, u in source.seats.items() if u != entry.user_id}
-        entry.chips, entry.time_bank_ms, entry.table_id = int(chips), int(bank), None
-        entry.moves += 1
-        self.moves_made += 1
-        await self._seat(entry, target, move.to_seat)
+            return False
+        for entry, seat in arrivals:
+            entry.table_id, entry.seat, entry.status = target.table_id, seat, "playing"
+            target.seats[seat] = entry.user_id
+            if seat in target.opened:
+                target.opened.remove(seat)
+        return True
 
     async def _seat(self, entry: Entry, target: Slot, seat: int) -> bool:
-        order = p.SeatOrder(
-            entry_id=entry.id, user_id=entry.user_id, name=entry.name, seat=seat,
-            chips=entry.chips, bot=entry.bot, time_bank_ms=entry.time_bank_ms,
-        )  # fmt: skip
-        answer = await self._send(target, p.DirectorOrders(
-            tournament_id=self.id, epoch=self.books.epoch, seat=[order], stakes=self.stakes(),
-        ))  # fmt: skip
-        if answer is None:
-            return False  # in transit: seated again at the next decision (`_seat_strays`)
-        entry.table_id, entry.seat, entry.status = target.table_id, seat, "playing"
-        target.seats[seat] = entry.user_id
-        if seat in target.opened:
-            target.opened.remove(seat)
-        return True
+        return await self._seat_all(target, [(entry, seat)])
 
     async def _close(self, slot: Slot) -> None:
         answer = await self._send(slot, p.DirectorOrders(

@@ -46,6 +46,8 @@ def hands(draw: st.DrawFn, variant: Variant) -> tuple[Hand, random.Random, int]:
         rake_third_street=draw(st.booleans()),
         timeout_action=draw(st.sampled_from(["all_in", "fold"])),
         showdown_first_when_checked=draw(st.sampled_from(["first_to_act", "lowest_seat"])),
+        raise_cap=draw(st.booleans()),
+        open_pair=draw(st.sampled_from(["r14", "rp10f"])),
     )
     seats = draw(st.lists(st.integers(0, 7), min_size=2, max_size=8, unique=True))
     stack = st.integers(1, 4 * small) | st.integers(1, 80 * small)
