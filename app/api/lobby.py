@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api import table_ops
 from app.api.deps import (
     CurrentPlayer,
     OptionalPlayer,
@@ -22,7 +23,6 @@ from app.api.deps import (
     authenticate,
     get_services,
 )
-from app.api import table_ops
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
 from app.tables import TableError, TableSettings

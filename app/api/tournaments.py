@@ -102,7 +102,9 @@ async def create(
     """The host form: the fields of `TournamentSpec` (docs/protocol.md), and `password`."""
     values = dict(body)
     password = values.pop("password", None)
-    if password is not None and not (isinstance(password, str) and 1 <= len(password) <= MAX_PASSWORD):
+    if password is not None and not (
+        isinstance(password, str) and 1 <= len(password) <= MAX_PASSWORD
+    ):
         raise api_error(422, "invalid_tournament", f"password: 1 to {MAX_PASSWORD} characters")
     spec = await _caught(_parse(values))
     hashed = await passwords.hash(password) if password and spec.private else None
@@ -174,7 +176,9 @@ async def addon(tournament_id: int, body: Buying, services: Services, player: Cu
 
 
 @router.post("/{tournament_id}/host")
-async def host(tournament_id: int, body: HostCommand, services: Services, player: CurrentPlayer) -> Any:
+async def host(
+    tournament_id: int, body: HostCommand, services: Services, player: CurrentPlayer
+) -> Any:
     """The host's commands: start early (2 players at least), freeze and resume, cancel, and
     "pause for me" time for a player from their allowance."""
     return await _caught(_host(services, tournament_id, player.user_id, body))

@@ -25,10 +25,10 @@ from typing import Any
 from sqlalchemy import func, select
 
 from app.config import get_settings
+from app.store import accounts
 from app.store import tournaments as store
 from app.store.audit import check_ledger
-from app.store.hand_models import HandRow
-from app.store.models import User
+from app.store.hand_models import HandRecord
 from app.tournaments import service
 from app.tournaments.spec import Preset, TournamentSpec
 
@@ -98,7 +98,10 @@ async def simulate(args: argparse.Namespace) -> dict[str, Any]:
         db = services.db
         finished = asyncio.Event()
 
+        mail = services.directors.on_finish
+
         async def done(tournament_id: int) -> None:
+            await mail(tournament_id)
             finished.set()
 
         services.directors.on_finish = done
@@ -118,13 +121,13 @@ async def _result(db: Any, tid: int, finished: bool, directors: Any) -> dict[str
     async with db.session() as s:
         t = await store.get_tournament(s, tid)
         entries = list(await store.entries(s, tid))
-        names = dict(
-            (await s.execute(select(User.id, User.name).where(User.id.in_({e.user_id for e in entries})))).tuples()
+        names = await accounts.names_of(s, (e.user_id for e in entries))
+        hands = await s.scalar(
+            select(func.count()).select_from(HandRecord).where(HandRecord.tournament_id == tid)
         )
-        hands = await s.scalar(select(func.count()).select_from(HandRow).where(HandRow.tournament_id == tid))
         report = await check_ledger(s)
     state = t.state or {}
-    placed = sorted((e for e in entries if e.place is not None), key=lambda e: e.place)
+    placed = sorted((e for e in entries if e.place is not None), key=lambda e: e.place or 0)
     return {
         "tournament_id": tid,
         "finished": finished and t.status == "finished",

@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import or_, select, update
 
 from app.config import Settings
-from app.mail import compose
+from app.mail import compose, summaries
 from app.mail.history import HandHistory, HistorySource
 from app.mail.transport import PermanentFailure, TemporaryFailure, Transport
 from app.store.db import Database
@@ -247,6 +247,15 @@ class MailWorker:
                 raise PermanentFailure("the verification link is no longer available")
             hours = float(request.payload.get("hours", 48))
             message = compose.verification_message(url=url, hours=hours, **common)
+        elif request.kind == MailKind.TOURNAMENT:
+            async with self.db.session() as session:
+                tid = request.payload.get("tournament_id")
+                summary = None
+                if type(tid) is int:
+                    summary = await summaries.summary_for(session, tid, request.user_id)
+            if summary is None or summary.finished_at is None:
+                raise PermanentFailure(f"tournament #{tid} has no summary for this player")
+            message = compose.tournament_summary_message(summary=summary, **common)
         else:
             hands: list[tuple[int, HandHistory]] = []
             for number in request.payload.get("hand_ids", []):  # the hands' numbers

@@ -240,3 +240,12 @@ async def claim_all_in_protection(
     session.add(AllInProtection(user_id=user_id, hand_id=hand_id, used_at=now))
     await session.flush()
     return True
+
+
+async def names_of(session: AsyncSession, user_ids: Iterable[int]) -> dict[int, str]:
+    """Each user's name, by id (ids unknown are left out)."""
+    wanted = set(user_ids)
+    if not wanted:
+        return {}
+    rows = await session.execute(select(User.id, User.name).where(User.id.in_(wanted)))
+    return {user_id: name for user_id, name in rows.tuples()}

@@ -373,6 +373,14 @@ async def finished_between(
     return list(await session.scalars(query.order_by(HandRecord.ended_at, HandRecord.id)))
 
 
+async def of_tournament(session: AsyncSession, tournament_id: int) -> list[HandRecord]:
+    """Every finished hand of one tournament, in the order they ended."""
+    query = select(HandRecord).where(
+        HandRecord.status == HandStatus.DONE, HandRecord.tournament_id == tournament_id
+    )
+    return list(await session.scalars(query.order_by(HandRecord.ended_at, HandRecord.id)))
+
+
 async def last_buttons(session: AsyncSession, table_ids: Sequence[int]) -> Mapping[int, int]:
     """Each table's button in its latest hand, so a restored table moves it on (R5)."""
     if not table_ids:

@@ -32,6 +32,7 @@ from app.engine.views import POT_EVENTS, pots_now
 from app.store import hands
 from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
+from app.store.tournament_models import Tournament, TournamentEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +88,6 @@ async def tournament_of(session: AsyncSession, row: HandRecord) -> TournamentOf 
     """The tournament of a tournament hand (None for a cash hand)."""
     if row.tournament_id is None:
         return None
-    from app.store.tournament_models import Tournament, TournamentEntry
-
     t = await session.get(Tournament, row.tournament_id)
     if t is None:
         return None
@@ -100,7 +99,7 @@ async def tournament_of(session: AsyncSession, row: HandRecord) -> TournamentOf 
             or_(TournamentEntry.bust_hand == row.number, TournamentEntry.place == 1),
         )
     )
-    placed = [(u, p, z) for u, p, z in out.tuples() if u in seats]
+    placed = [(u, p, z) for u, p, z in out.tuples() if u in seats and p is not None]
     decided = {p for _, p, _ in placed}
     finishes = tuple(
         Finish(seats[u], p, int(z or 0))

@@ -22,6 +22,7 @@ from app.store.types import BigId, UTCDateTime, utcnow
 class MailKind(StrEnum):
     HANDS = "hands"  # one or more hand histories
     VERIFY = "verify"  # the email-verification link
+    TOURNAMENT = "tournament"  # a tournament's summary, to one entrant
 
 
 class MailStatus(StrEnum):
@@ -39,7 +40,7 @@ class AttemptOutcome(StrEnum):
 class MailRequest(Base):
     __tablename__ = "mail_requests"
     __table_args__ = (
-        CheckConstraint("kind IN ('hands', 'verify')", name="kind"),
+        CheckConstraint("kind IN ('hands', 'verify', 'tournament')", name="kind"),
         CheckConstraint("status IN ('queued', 'sent', 'failed')", name="status"),
         Index("ix_mail_requests_due", "status", "next_attempt_at"),
         Index("ix_mail_requests_user_created", "user_id", "created_at"),
@@ -49,7 +50,8 @@ class MailRequest(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(16))
     to_address: Mapped[str] = mapped_column(String(254))
-    # kind "hands": {"hand_ids": [...]}; kind "verify": {"token": ..., "url": ...} until sent
+    # kind "hands": {"hand_ids": [...]}; kind "verify": {"token": ..., "url": ...} until sent;
+    # kind "tournament": {"tournament_id": ...}
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     status: Mapped[str] = mapped_column(String(16), default=MailStatus.QUEUED)
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

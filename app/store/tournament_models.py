@@ -96,6 +96,7 @@ class Tournament(Base):
     rebuy: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     action_timer_ms: Mapped[int] = mapped_column(Integer)
     time_bank_ms: Mapped[int] = mapped_column(Integer)
+    time_bank_refill_ms: Mapped[int] = mapped_column(Integer, default=5_000)  # each level (R27)
     pause_allowance_ms: Mapped[int] = mapped_column(Integer)
     hand_pause_ms: Mapped[int] = mapped_column(Integer)
     bot_delay_ms: Mapped[int] = mapped_column(Integer)
@@ -176,6 +177,9 @@ class TournamentEntry(Base):
     bust_stack: Mapped[int | None] = mapped_column(BigInteger, default=None)  # at its start
     rebuys: Mapped[int] = mapped_column(Integer, default=0)
     addon: Mapped[bool] = mapped_column(Boolean, default=False)
+    bot: Mapped[bool] = mapped_column(
+        Boolean, default=False
+    )  # a bot's entry (sit & go fill, tests)
     time_bank_ms: Mapped[int] = mapped_column(BigInteger)
     pause_left_ms: Mapped[int] = mapped_column(BigInteger)
     registered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

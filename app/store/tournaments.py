@@ -191,7 +191,12 @@ async def _lock_table(session: AsyncSession, table_id: int) -> None:
 
 
 async def _new_entry(
-    session: AsyncSession, tournament: Tournament, user_id: int, status: str, chips: int
+    session: AsyncSession,
+    tournament: Tournament,
+    user_id: int,
+    status: str,
+    chips: int,
+    bot: bool = False,
 ) -> TournamentEntry:
     """A new entry row for the player, refused while they have a live one or the tournament
     has `max_players` live entries already."""
@@ -217,6 +222,7 @@ async def _new_entry(
         pause_left_ms=tournament.pause_allowance_ms,
         paid=0,
         fees=0,
+        bot=bot,
     )
     session.add(entry)
     return entry
@@ -272,6 +278,7 @@ async def enter(
     stacks: Stacks | None = None,
     seated_at: int | None = None,
     fence: DirectorFence | None = None,
+    bot: bool = False,
 ) -> ledger.Posted:
     """Pay `price` into the prize pool and `fee` to the house, in one posting, for `chips`:
     "entry"/"reentry" make a new entry (its number the next; `status` "playing" for a late
@@ -295,7 +302,7 @@ async def enter(
     async def move() -> tuple[int, int]:
         _open(tournament)
         if kind in ENTRY_KINDS:
-            entry = await _new_entry(session, tournament, user_id, status, chips)
+            entry = await _new_entry(session, tournament, user_id, status, chips, bot)
         else:
             entry = await _more_chips(session, tournament, user_id, kind, chips, seated_at)
         entry.paid += price
@@ -646,3 +653,14 @@ async def reveal_draw(
 async def draws(session: AsyncSession, tournament_id: int) -> list[TournamentDraw]:
     of = TournamentDraw.tournament_id == tournament_id
     return await _fresh(session, select(TournamentDraw).where(of).order_by(TournamentDraw.seq))
+
+
+async def save_entry_clock(
+    session: AsyncSession, entry_id: int, time_bank_ms: int, pause_left_ms: int
+) -> None:
+    """An entry's time bank and "pause for me" allowance as the director last gave them."""
+    await session.execute(
+        update(TournamentEntry)
+        .where(TournamentEntry.id == entry_id)
+        .values(time_bank_ms=time_bank_ms, pause_left_ms=pause_left_ms)
+    )

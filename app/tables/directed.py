@@ -21,6 +21,7 @@ from app.tables import messages as m
 from app.tables import publishing
 from app.tables.errors import TableError
 from app.tables.state import Lifecycle, SeatInfo, TableState, stacks_view
+from app.tables.store import EntryChips
 from app.wire import client as c
 from app.wire import process
 from app.wire.events import Left, PlayerFinished, PlayerMoved, TournamentInfo
@@ -194,11 +195,11 @@ async def _apply(table: TableState, order: process.AddChips) -> None:
     info_ = table.seats[table.by_user[order.user_id]]
     stacks = stacks_view(table)
     stacks[str(info_.seat)][1] += order.chips
-    await table.store.add_chips(
-        table.id, order.user_id, order.chips, kind=order.kind, price=order.price,
-        fee=order.fee, key=order.key, stacks=stacks,
-    )  # fmt: skip
-    info_.stack += order.chips
+    d = table.directed
+    assert d is not None
+    chips = EntryChips(d.tournament_id, order.kind, order.chips, order.price, order.fee, order.key)
+    if await table.store.add_entry_chips(table.id, order.user_id, chips, stacks):
+        info_.stack += order.chips
     publishing.say_seats(table)
 
 
@@ -257,11 +258,11 @@ async def _unseat(table: TableState, order: process.UnseatOrder) -> tuple[int, i
     info_ = table.seats[table.by_user[user]]
     stacks = stacks_view(table)
     del stacks[str(info_.seat)]
-    chips = await table.store.unseat_entry(table.id, user, stacks=stacks)
+    chips = await table.store.unseat_entry(table.id, order.entry_id, stacks)
     del table.seats[info_.seat]
     del table.by_user[user]
     table.say(Left(info_.seat, user, 0, "moved"))
-    if order.to_table is not None:  # the moved player's page follows them there
+    if order.to_table is not None and order.seat is not None:  # their page follows them
         table.say(PlayerMoved(user, info_.name, order.to_table, order.seat))
     publishing.say_seats(table)
     return chips, info_.time_bank_ms
@@ -270,7 +271,7 @@ async def _unseat(table: TableState, order: process.UnseatOrder) -> tuple[int, i
 async def _seat(table: TableState, order: process.SeatOrder) -> None:
     stacks = stacks_view(table)
     stacks[str(order.seat)] = [order.user_id, order.chips]
-    await table.store.seat_entry(table.id, order.entry_id, order.seat, stacks=stacks)
+    await table.store.seat_entry(table.id, order.entry_id, order.seat, stacks)
     info_ = SeatInfo(order.seat, order.user_id, order.name, order.chips, f"e{order.entry_id}")
     info_.bot = order.bot
     info_.time_bank_ms = order.time_bank_ms

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from app.store import accounts
 from app.store import tournaments as store
 from app.store.db import Database
-from app.store.models import PokerTable, User
-from app.store.tournament_models import Tournament
+from app.store.models import PokerTable
+from app.store.tournament_models import Tournament, TournamentEntry
 from app.tournaments.state import Entry
 
 
@@ -33,9 +34,7 @@ class Books:
         async with self.db.session() as s:
             rows = await store.entries(s, self.id)
             users = {r.user_id for r in rows}
-            names = dict(
-                (await s.execute(select(User.id, User.name).where(User.id.in_(users)))).tuples()
-            )
+            names = await accounts.names_of(s, users)
         out = []
         for order, r in enumerate(sorted(rows, key=lambda r: (r.registered_at, r.id))):
             group = f"r{r.bust_round}" if r.bust_round is not None else f"h{r.bust_hand}"
@@ -49,6 +48,18 @@ class Books:
             )  # fmt: skip
         return out
 
+    async def pool(self) -> int:
+        """The prize pool: every price paid in (entries, re-entries, rebuys, add-ons), less
+        what was refunded. (The account's balance is that less the prizes paid so far.)"""
+        async with self.db.session() as s:
+            total = await s.scalar(
+                select(func.coalesce(func.sum(TournamentEntry.paid), 0)).where(
+                    TournamentEntry.tournament_id == self.id,
+                    TournamentEntry.refunded.is_(False),
+                )
+            )
+        return int(total or 0)
+
     async def open_tables(self) -> dict[int, int]:
         """The tournament's open tables and their seats."""
         async with self.db.session() as s:
@@ -57,7 +68,7 @@ class Books:
                     PokerTable.tournament_id == self.id, PokerTable.status == "open"
                 )
             )
-            return dict(rows.tuples())
+            return {table_id: seats for table_id, seats in rows.tuples()}
 
     async def save(self, values: Mapping[str, Any]) -> None:
         async with self.db.transaction() as s:
@@ -70,11 +81,13 @@ class Books:
             await store.pay_prizes(s, self.id, placed)
 
     async def draw(self, purpose: str, scheme: str, commitment: str, result: Any) -> int:
-        """A draw made with the committed seed: what it drew from and what it gave."""
+        """A draw made from the tournament's committed seed (its commitment is the master
+        draw's; its seed, "", is the master's, revealed at the end): what it drew from and
+        what it gave, so `verify --tournament` repeats it."""
         async with self.db.transaction() as s:
             await self._fence(s)
             seq = await store.add_draw(s, self.id, purpose, scheme, commitment)
-            await store.reveal_draw(s, self.id, seq, None, result)
+            await store.reveal_draw(s, self.id, seq, "", result)
             return seq
 
     async def reveal(self, seq: int, seed_hex: str, result: Any) -> None:

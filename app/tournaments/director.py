@@ -98,6 +98,7 @@ class Director:
         self.busted_at: dict[int, int] = {}  # entry -> the table it busted at
         self.refilled: dict[int, int] = {}  # table -> the level its time banks were refilled for
         self.seed: bytes | None = None
+        self.pool = 0  # the prize pool: the prices paid in, less refunds
         self.task: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._sub: Any = None
@@ -112,8 +113,12 @@ class Director:
         self.t = t
         self.structure = Structure.from_dict(t.structure)
         self.seed = bytes.fromhex((t.state or {}).get("seed", "")) or None
+        master = [d for d in await self.books.draws() if d.purpose == "master"]
+        self.commitment = master[0].commitment if master else ""
         self._sub = await self.fanout.subscribe(channels.director(self.id))
-        self._reader = asyncio.get_running_loop().create_task(self._read(), name=f"dir-{self.id}-in")
+        self._reader = asyncio.get_running_loop().create_task(
+            self._read(), name=f"dir-{self.id}-in"
+        )
         self.task = asyncio.get_running_loop().create_task(self._run(), name=f"director-{self.id}")
         self.post(Command("begin", {}))
 
@@ -195,8 +200,7 @@ class Director:
         return sum(1 for e in self.entries.values() if e.status != "unregistered")
 
     def prizes(self) -> list[int]:
-        pool = int(self.t.prize_pool or 0)
-        return payouts.prizes(self.t.payouts, pool, max(1, self.entrants()))
+        return payouts.prizes(self.t.payouts, self.pool, max(1, self.entrants()))
 
     def late_open(self) -> bool:
         return self.status == "running" and self.clock_.level < int(self.t.late_levels or 0)
@@ -240,6 +244,8 @@ class Director:
                 "level_hands": c.hands,
                 "hand_for_hand": self.round is not None,
                 "break_order": self.break_order,
+                "prize_pool": self.pool,
+                "prizes": self.prizes() if self.entries else None,
                 "state": self.state(),
                 **values,
             }
@@ -264,13 +270,13 @@ class Director:
         seats = {int(s): int(v[0]) for s, v in body["seats"].items()}
         chips = {int(v[0]): int(v[1]) for v in body["seats"].values()}
         starts = {int(u): int(v) for u, v in (body.get("start") or {}).items()}
-        hand = body.get("hand")
+        hand: int | None = body.get("hand")
         fresh = hand is not None and hand != slot.reported
         by_user = {e.user_id: e for e in self.alive()}
         if fresh:
             group = f"r{body['round']}" if body.get("round") is not None else f"h{hand}"
             for user in set(starts) - set(chips):
-                self._bust(by_user.get(user), slot, starts[user], int(hand), group)
+                self._bust(by_user.get(user), slot, starts[user], int(hand or 0), group)
         for seat, user in slot.seats.items():
             if user not in starts and user not in chips and seat not in seats:
                 seats[seat] = user  # seated by the director after the hand began
@@ -342,7 +348,9 @@ class Director:
             e.place, e.prize = place, prize
             table = self.busted_at.get(e.id, e.table_id)
             if table is not None:
-                finished = p.Finished(user_id=e.user_id, name=e.name, place=place, of=of, prize=prize)
+                finished = p.Finished(
+                    user_id=e.user_id, name=e.name, place=place, of=of, prize=prize
+                )
                 self.notices.setdefault(table, []).append(finished)
         await self.publish("places", {"places": [list(x) for x in placed]})
 
@@ -359,7 +367,7 @@ class Director:
         for slot in list(self.slots.values()):
             await self._send(slot, p.DirectorOrders(
                 tournament_id=self.id, epoch=self.books.epoch,
-                unseat=[p.UnseatOrder(user_id=u) for u in slot.seats.values()],
+                unseat=d_unseat(self, slot),
                 finished=self.notices.pop(slot.table_id, []), close=True,
             ))  # fmt: skip
         await self.save(finished_at=utcnow())
@@ -411,7 +419,7 @@ class Director:
         )
         self.waiting = plan.waiting | frozenset(plan.break_after_hand)
         if plan.moves:
-            await self.books.draw(purpose, draws.SCHEME, "", {
+            await self.books.draw(purpose, draws.SCHEME, self.commitment, {
                 "moves": [[m.entry_id, m.from_table, m.to_table, m.to_seat] for m in plan.moves],
                 "breaking": list(plan.breaking),
             })  # fmt: skip
@@ -435,7 +443,12 @@ class Director:
         for table_id, group in sources.items():
             slot = self.slots[table_id]
             unseat = [
-                p.UnseatOrder(user_id=by_entry[m.entry_id].user_id, to_table=m.to_table, seat=m.to_seat)
+                p.UnseatOrder(
+                    user_id=by_entry[m.entry_id].user_id,
+                    entry_id=m.entry_id,
+                    to_table=m.to_table,
+                    seat=m.to_seat,
+                )
                 for m in group
             ]
             answer = await self._send(slot, p.DirectorOrders(
@@ -577,7 +590,9 @@ class Director:
 
     async def _seat_strays(self) -> None:
         """Entries between tables (a move cut by a crash, a late entry): seated by the draw."""
-        strays = [e for e in self.alive() if e.table_id is None and e.status in ("registered", "playing")]
+        strays = [
+            e for e in self.alive() if e.table_id is None and e.status in ("registered", "playing")
+        ]
         for entry in strays:
             target = self._open_seat(f"stray:{entry.id}:{self.hands}")
             if target is not None:
@@ -592,7 +607,9 @@ class Director:
         if not free:
             return None
         fewest = min(len(s.seats) for s in free)
-        slot = rng.choice(sorted((s for s in free if len(s.seats) == fewest), key=lambda s: s.table_id))
+        slot = rng.choice(
+            sorted((s for s in free if len(s.seats) == fewest), key=lambda s: s.table_id)
+        )
         seats = [i for i in range(slot.max_seats) if i not in slot.seats]
         return slot, rng.choice(seats)
 
@@ -606,11 +623,20 @@ class Director:
 COMMANDS: dict[str, Callable[[Director, dict[str, Any]], Awaitable[Any]]] = {}
 
 
+def d_unseat(d: Director, slot: Slot) -> list[p.UnseatOrder]:
+    """Everyone off a table that closes (the tournament is over, or cancelled)."""
+    by_user = {e.user_id: e.id for e in d.entries.values() if e.table_id == slot.table_id}
+    return [
+        p.UnseatOrder(user_id=u, entry_id=by_user[u]) for u in slot.seats.values() if u in by_user
+    ]
+
+
 # -- the commands: the start, a rebuild, and what hosts, players and operators ask -------
 
 
 async def begin(d: Director, args: dict[str, Any]) -> None:
     d.entries = {e.id: e for e in await d.books.entries()}
+    d.pool = await d.books.pool()
     if d.t.status == "registering":
         await _start_fresh(d)
     else:
@@ -643,7 +669,9 @@ def _table_values(d: Director, number: int) -> dict[str, Any]:
 
 async def _start_fresh(d: Director) -> None:
     """The draw for seats (R33, R38), the tables, and the first deal."""
-    players = sorted((e for e in d.entries.values() if e.status == "registered"), key=lambda e: e.id)
+    players = sorted(
+        (e for e in d.entries.values() if e.status == "registered"), key=lambda e: e.id
+    )
     if len(players) < max(2, int(d.t.min_players)):
         await _cancel(d, "too few players")
         return
@@ -651,7 +679,7 @@ async def _start_fresh(d: Director) -> None:
     seats = int(d.t.seats_per_table)
     count = math.ceil(len(players) / seats)
     drawn = draws.seat_draw(d.seed, [e.id for e in players], count, seats)
-    await d.books.draw("seats", draws.SCHEME, "", {
+    await d.books.draw("seats", draws.SCHEME, d.commitment, {
         "entries": [e.id for e in players], "tables": count, "seats_per_table": seats,
         "drawn": {str(k): list(v) for k, v in drawn.items()},
     })  # fmt: skip
@@ -659,13 +687,14 @@ async def _start_fresh(d: Director) -> None:
     order = list(range(count))
     draws.Rng(d.seed, "break_order").shuffle(order)
     d.break_order = [table_ids[i] for i in order]
-    await d.books.draw("break_order", draws.SCHEME, "", {"tables": table_ids, "order": d.break_order})
+    await d.books.draw(
+        "break_order", draws.SCHEME, d.commitment, {"tables": table_ids, "order": d.break_order}
+    )
     for table_id in table_ids:
         d.slots[table_id] = Slot(table_id, seats, in_hand=False)
     d.most_tables = count
     d.status = "running"
     d.clock_.run(d.clock.monotonic())
-    d.t = await d.books.tournament()  # the prize pool as the ledger holds it
     await d.save(started_at=utcnow())
     for entry in players:
         index, seat = drawn[entry.id]
@@ -718,7 +747,7 @@ async def _cancel(d: Director, why: str) -> None:
     for slot in list(d.slots.values()):
         await d._send(slot, p.DirectorOrders(
             tournament_id=d.id, epoch=d.books.epoch,
-            unseat=[p.UnseatOrder(user_id=u) for u in slot.seats.values()], close=True,
+            unseat=d_unseat(d, slot), close=True,
         ))  # fmt: skip
     await d.save(finished_at=utcnow())
     if d.seed is not None:
@@ -770,7 +799,7 @@ async def _chop(d: Director) -> None:
     await d._place()
     left = sorted(d.alive(), key=lambda e: (-e.chips, e.order))
     paid = sum(e.prize or 0 for e in d.entries.values())
-    rest = int(d.t.prize_pool or 0) - paid
+    rest = d.pool - paid
     total = sum(e.chips for e in left) or 1
     shares = [rest * e.chips // total for e in left]
     for i in range(rest - sum(shares)):
@@ -789,6 +818,7 @@ async def entries_changed(d: Director, args: dict[str, Any]) -> dict[str, Any]:
         if known is None:
             d.entries[e.id] = e
     d.t = await d.books.tournament()
+    d.pool = await d.books.pool()
     await d._seat_strays()
     await d.decide()
     return {"entries": d.entrants()}
@@ -898,7 +928,7 @@ async def buy_chips(d: Director, args: dict[str, Any]) -> dict[str, Any]:
         entry.addon = True
     else:
         entry.rebuys += 1
-    d.t = await d.books.tournament()  # the prize pool grew
+    d.pool = await d.books.pool()  # the prize pool grew
     return {"kind": kind, "chips": chips, **answer["added"][0]}
 
 

@@ -25,6 +25,7 @@ from app.store.tournament_models import Tournament, TournamentEntry
 from app.store.types import utcnow
 from app.tables.clock import Clock, RealClock
 from app.tables.errors import TableError
+from app.tournaments import summary
 from app.tournaments.books import Books
 from app.tournaments.director import AskTable, Director
 
@@ -57,12 +58,15 @@ class Directors:
         # clock says nothing until a renewal settles it (as `LedgerTableStore.holds`)
         self.watch_expiry = watch_expiry
         self.clock: Clock = clock or RealClock()
-        self.on_finish = on_finish
+        self.on_finish = on_finish or self._mail_summaries
         self.running: dict[int, Director] = {}
         self.epochs: dict[int, int] = {}
         self.sure_until: dict[int, float] = {}
         self._placing = asyncio.Lock()
         self.stopping = False
+
+    async def _mail_summaries(self, tournament_id: int) -> None:
+        await summary.mailed(self.db, tournament_id)
 
     def holds(self, tournament_id: int) -> bool:
         """Surely still this process's, by its own clock (a claim or renewal that began

@@ -9,15 +9,12 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy import select
-
 from app.engine.tournament import draws, payouts
 from app.store import accounts, leases
 from app.store import tournaments as store
 from app.store.db import Database
 from app.store.errors import StoreError
 from app.store.lease_models import TournamentLease
-from app.store.models import User
 from app.store.passwords import Passwords
 from app.store.tournament_models import Tournament
 from app.store.types import utcnow
@@ -57,7 +54,6 @@ async def create(
         "host_user_id": host_user_id,
         "invite_token": invite,
         "password_hash": password_hash if spec.private else None,
-        "status": "registering",
         "state": {"seed": seed.hex()},
     }
     async with db.transaction() as s:
@@ -119,7 +115,11 @@ async def register(
     async with db.session() as s:
         t = await store.get_tournament(s, tournament_id)
         mine = [e for e in await store.entries(s, tournament_id) if e.user_id == user_id]
-        count = sum(1 for e in await store.entries(s, tournament_id) if e.status in ("registered", "playing"))
+        count = sum(
+            1
+            for e in await store.entries(s, tournament_id)
+            if e.status in ("registered", "playing")
+        )
     await _check_door(passwords, t, password, invite)
     status = await _may_enter(db, t, user_id, bool(mine))
     busted = [e for e in mine if e.status == "busted"]
@@ -160,7 +160,9 @@ async def _check_door(
         raise TableError("no_such_tournament", "no such tournament")
 
 
-async def unregister(db: Database, tournament_id: int, user_id: int, *, request_id: str) -> dict[str, Any]:
+async def unregister(
+    db: Database, tournament_id: int, user_id: int, *, request_id: str
+) -> dict[str, Any]:
     """Before the start only: the buy-in and the fee come back (R35)."""
     async with db.session() as s:
         t = await store.get_tournament(s, tournament_id)
@@ -168,7 +170,9 @@ async def unregister(db: Database, tournament_id: int, user_id: int, *, request_
         raise TableError("already_started", "the tournament has started: there is no unregistering")
     try:
         async with db.transaction() as s:
-            await store.unregister(s, tournament_id, user_id, key=f"t{tournament_id}:u{user_id}:{request_id}")
+            await store.unregister(
+                s, tournament_id, user_id, key=f"t{tournament_id}:u{user_id}:{request_id}"
+            )
     except StoreError as exc:
         raise refusal(exc) from None
     return {"registered": False}
@@ -206,15 +210,22 @@ async def lobby(db: Database, user_id: int | None) -> list[dict[str, Any]]:
     return out
 
 
-async def page(db: Database, tournament_id: int, user_id: int | None, invite: str | None = None) -> dict[str, Any]:
+async def page(
+    db: Database, tournament_id: int, user_id: int | None, invite: str | None = None
+) -> dict[str, Any]:
     """Everything the tournament page shows but the live clock (the director adds it)."""
     async with db.session() as s:
         t = await store.get_tournament(s, tournament_id)
         es = list(await store.entries(s, tournament_id))
-        names = dict((await s.execute(select(User.id, User.name).where(User.id.in_({e.user_id for e in es})))).tuples())
+        names = await accounts.names_of(s, (e.user_id for e in es))
         drawn = list(await store.draws(s, tournament_id))
     invited = bool(invite and t.invite_token and secrets.compare_digest(invite, t.invite_token))
-    if t.private and not invited and t.host_user_id != user_id and all(e.user_id != user_id for e in es):
+    if (
+        t.private
+        and not invited
+        and t.host_user_id != user_id
+        and all(e.user_id != user_id for e in es)
+    ):
         raise TableError("no_such_tournament", "no such tournament")
     entrants = sum(1 for e in es if e.status != "unregistered")
     pool = int(t.prize_pool or 0)
@@ -234,8 +245,19 @@ async def page(db: Database, tournament_id: int, user_id: int | None, invite: st
         "rebuys": t.rebuy,
         "action_timer_ms": t.action_timer_ms,
         "standings": _standings(es, names),
-        "you": next((_entry(e, names) for e in es if e.user_id == user_id and e.status in ("registered", "playing")), None),
-        "draws": [{"seq": d.seq, "purpose": d.purpose, "commitment": d.commitment, "seed": d.seed} for d in drawn if d.purpose == "master"],
+        "you": next(
+            (
+                _entry(e, names)
+                for e in es
+                if e.user_id == user_id and e.status in ("registered", "playing")
+            ),
+            None,
+        ),
+        "draws": [
+            {"seq": d.seq, "purpose": d.purpose, "commitment": d.commitment, "seed": d.seed}
+            for d in drawn
+            if d.purpose == "master"
+        ],
         "started_at": t.started_at.isoformat() if t.started_at else None,
         "finished_at": t.finished_at.isoformat() if t.finished_at else None,
     }
@@ -255,7 +277,6 @@ def _standings(es: list[Any], names: dict[int, str]) -> list[dict[str, Any]]:
     playing = sorted((e for e in shown if e.place is None), key=lambda e: -int(e.chips))
     placed = sorted((e for e in shown if e.place is not None), key=lambda e: e.place)
     return [_entry(e, names) for e in playing + placed]
-
 
 
 async def hosted(db: Database, tournament_id: int, user_id: int) -> Tournament:

@@ -8,9 +8,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
-from app.engine.tournament import payouts, planner, structure
+from app.engine.tournament import planner, structure
+from app.engine.tournament.payouts import SCHEMES
 from app.engine.tournament.structure import Structure
 from app.tables.errors import TableError
 from app.wire.limits import MAX_CHIPS, MAX_SEATS, MIN_SEATS
@@ -67,7 +75,7 @@ class TournamentSpec(Strict):
     fee: Annotated[int, Field(ge=0, le=MAX_CHIPS)] = 100
     starting_chips: Annotated[int, Field(ge=100, le=100_000_000)] = 1500
     structure: Preset | Planned | Levels = Preset(preset="normal")
-    payouts: Literal[payouts.SCHEMES] = "top15"  # type: ignore[valid-type]
+    payouts: str = "top15"  # one of `payouts.SCHEMES`
     min_players: Annotated[int, Field(ge=2, le=MAX_PLAYERS)] = 2
     max_players: Annotated[int, Field(ge=2, le=MAX_PLAYERS)] = MAX_SEATS
     start: Literal["full", "scheduled"] = "full"  # a sit & go starts when the last seat is taken
@@ -87,6 +95,8 @@ class TournamentSpec(Strict):
 
     @model_validator(mode="after")
     def _coherent(self) -> TournamentSpec:
+        if self.payouts not in SCHEMES:
+            raise ValueError(f"payouts: one of {', '.join(SCHEMES)}")
         if self.max_players < self.min_players:
             raise ValueError("max_players must be at least min_players")
         if self.start == "scheduled" and self.starts_at is None:

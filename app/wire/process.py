@@ -129,6 +129,7 @@ class UnseatOrder(_Mail):
     nowhere yet (a table breaking: the draw seats them after)."""
 
     user_id: int
+    entry_id: int
     to_table: int | None = None
     seat: int | None = None
 

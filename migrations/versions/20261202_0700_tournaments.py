@@ -34,6 +34,10 @@ AFTER = {
     " OR (kind IN ('house', 'bank', 'prize_pool') AND user_id IS NULL AND table_id IS NULL)",
 }
 LIVE = "status IN ('registered', 'playing')"
+MAIL_KINDS = {
+    False: "kind IN ('hands', 'verify')",
+    True: "kind IN ('hands', 'verify', 'tournament')",  # a tournament's summary
+}
 
 
 def _stamp(name: str, *, nullable: bool = True) -> sa.Column[object]:
@@ -79,6 +83,7 @@ def _tournaments() -> None:
         *_ints("late_levels"),
         sa.Column("rebuy", sa.JSON(), nullable=True),
         *_ints("action_timer_ms", "time_bank_ms", "pause_allowance_ms", "hand_pause_ms"),
+        *_ints("time_bank_refill_ms"),
         *_ints("bot_delay_ms", "bots"),
         sa.Column("status", sa.String(16), nullable=False),
         *_flags("private", "reentry", "frozen", "hand_for_hand"),
@@ -116,7 +121,7 @@ def _entries() -> None:
         *_ints("table_id", "seat", "place", "bust_round", nullable=True),
         *_ints("prize", "bust_hand", "bust_stack", big=True, nullable=True),
         *_ints("moves", "rebuys"),
-        *_flags("addon", "refunded"),
+        *_flags("addon", "refunded", "bot"),
         _stamp("registered_at", nullable=False),
         *_checks(
             "tournament_entries",
@@ -211,6 +216,28 @@ def _account_checks(checks: Mapping[str, str]) -> None:
         op.create_check_constraint(op.f(name), "ledger_accounts", sql)
 
 
+def _mail_kinds(tournament: bool) -> None:
+    """The outbox's kinds, with or without a tournament's summary. On SQLite the attempts
+    (which cascade from their request) are set aside while the requests are re-created."""
+    name, sql = "ck_mail_requests_kind", MAIL_KINDS[tournament]
+    conn = op.get_bind()
+    if conn.dialect.name != "sqlite":
+        op.drop_constraint(op.f(name), "mail_requests", type_="check")
+        op.create_check_constraint(op.f(name), "mail_requests", sql)
+        return
+    attempts = sa.Table("mail_attempts", sa.MetaData(), autoload_with=conn)
+    conn.exec_driver_sql("PRAGMA defer_foreign_keys = ON")
+    conn.exec_driver_sql('CREATE TEMP TABLE "_old_mail_attempts" AS SELECT * FROM mail_attempts')
+    conn.exec_driver_sql("DROP TABLE mail_attempts")
+    _recreate_sqlite("mail_requests", {name: sql})
+    attempts.create(conn)
+    columns = ", ".join(f'"{column.name}"' for column in attempts.columns)
+    conn.exec_driver_sql(
+        f'INSERT INTO mail_attempts ({columns}) SELECT {columns} FROM "_old_mail_attempts"'
+    )
+    conn.exec_driver_sql('DROP TABLE "_old_mail_attempts"')
+
+
 def upgrade() -> None:
     _tournaments()
     _entries()
@@ -234,6 +261,7 @@ def upgrade() -> None:
     op.add_column("hands", sa.Column("level", sa.Integer(), nullable=True))
     op.create_index("ix_hands_tournament_id", "hands", ["tournament_id"])
     _account_checks(AFTER)
+    _mail_kinds(True)
 
 
 def downgrade() -> None:
@@ -249,6 +277,7 @@ def downgrade() -> None:
             "cannot downgrade below 0700_tournaments: the database holds tournaments (or "
             "their prize pools), which the schema before it cannot keep"
         )
+    _mail_kinds(False)
     _account_checks(BEFORE)
     op.drop_index("ix_hands_tournament_id", table_name="hands")
     op.drop_column("hands", "level")
