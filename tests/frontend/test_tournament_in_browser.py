@@ -43,21 +43,25 @@ TOAST_JS = """() => {
   return last.classList.contains("toast-error") ? "error: " + last.textContent : "ok";
 }"""
 
-AT_MOST_JS = """async ([tid, most]) => {
-  const r = await fetch(`/api/tournaments/${tid}`);
-  const d = await r.json();
-  return !!d.you && d.you.table_id !== null && d.you.chips <= most;
+# the page asks the server (one request at a time) until the answer passes `d => …`; Playwright
+# polls the condition (a promise would count as true at once, so the answer is kept on the page)
+ASK_JS = """(path) => {
+  const box = (window.__asked ||= {});
+  const slot = (box[path] ||= { busy: false, data: null });
+  if (!slot.busy) {
+    slot.busy = true;
+    fetch(path).then((r) => r.json()).then((d) => { slot.data = d; })
+      .finally(() => { slot.busy = false; });
+  }
+  const d = slot.data;
+  return d !== null && (%s);
 }"""
 
-STARTED_JS = """async (tid) => {
-  const r = await fetch(`/api/tournaments/${tid}`);
-  return r.ok && (await r.json()).status !== "registering";
-}"""
 
-FINISHED_JS = """async (tid) => {
-  const r = await fetch(`/api/tournaments/${tid}`);
-  return r.ok && (await r.json()).status === "finished";
-}"""
+def ask_until(page: Page, path: str, condition: str, timeout: float = 60_000) -> None:
+    """Wait until the server's answer at `path` (`d`) passes `condition` (JavaScript)."""
+    page.evaluate("(path) => { if (window.__asked) delete window.__asked[path]; }", path)
+    page.wait_for_function(ASK_JS % condition, arg=path, polling=500, timeout=timeout)
 
 
 def en_place(n: int) -> str:
@@ -171,7 +175,8 @@ def take_rebuy(player: Player, tid: int) -> None:
         said: str = page.wait_for_function(TOAST_JS).json_value()
         if said == "ok":
             return
-        page.wait_for_function(AT_MOST_JS, arg=[tid, START_CHIPS], polling=500, timeout=60_000)
+        # a pot won first: at or below the starting stack again after a hand folded
+        ask_until(page, f"/api/tournaments/{tid}", f"d.you && d.you.chips <= {START_CHIPS}")
     raise AssertionError(f"{player.name}: no rebuy was taken")
 
 
@@ -229,17 +234,20 @@ def test_r33_a_private_sit_and_go_moves_its_players_and_tells_each_their_place(
 
         for person in (host, ann, bram):  # the last one in fills the sit & go: it starts
             enter(person, link)
-        ann.page.wait_for_function(STARTED_JS, arg=tid, polling=500)
+        ask_until(ann.page, f"/api/tournaments/{tid}", 'd.status === "running"')
+        expect(ann.page.locator('button[data-tour="rebuy"]')).to_be_visible()
         no_overflow(ann.page)
         ann.shot("tournament-page-phone")
         for person in (host, ann, bram):
             take_rebuy(person, tid)
+        for person in (host, ann, bram):  # R35: the rebuy's chips join the stack (between hands)
+            ask_until(person.page, f"/api/tournaments/{tid}", f"d.you.chips > {START_CHIPS}")
             sit_down(person, seen[person.name])
         expect(ann.page.locator(".tournament-bar .tour-stakes")).to_contain_text("Ante")
         no_overflow(ann.page)
         ann.shot("tournament-table-phone")
 
-        host.page.wait_for_function(FINISHED_JS, arg=tid, polling=1000, timeout=FINISH_MS)
+        ask_until(host.page, f"/api/tournaments/{tid}", 'd.status === "finished"', FINISH_MS)
         page: dict[str, Any] = api(host.page, "GET", f"/api/tournaments/{tid}")
         assert page["entrants"] == 10 and page["status"] == "finished"
         places = {s["name"]: s for s in page["standings"] if s["name"] in people}
