@@ -84,6 +84,7 @@ function inputsFor(s) {
     max_players: num("max_players", s.max_players, { min: 2 }),
     start: select("start", { full: t("tour.form.start.full"), scheduled: t("tour.form.start.scheduled") }, s.start),
     starts_at: h("input", { name: "starts_at", type: "datetime-local" }),
+    opens_at: h("input", { name: "opens_at", type: "datetime-local" }),
     late_levels: num("late_levels", s.late_levels, { min: 0 }),
     reentry: check("reentry", s.reentry),
     rebuys: check("rebuys", s.rebuys),
@@ -119,7 +120,7 @@ export function tournamentFields(current = {}) {
     only(field(t("tour.form.hours"), i.hours, t("tour.form.hours_hint")), "planner"),
   );
   const levelsPart = only(h("div.sub-part", levels.el, field(t("tour.form.open_pair"), i.open_pair)), "levels");
-  const timePart = only(h("div.settings-grid.sub-part", field(t("tour.form.starts_at"), i.starts_at), field(t("tour.form.late_levels"), i.late_levels, t("tour.form.late_levels_hint")), h("div.field.checks", h("label.check", i.reentry, " ", t("tour.form.reentry")))), "scheduled");
+  const timePart = only(h("div.settings-grid.sub-part", field(t("tour.form.starts_at"), i.starts_at), field(t("tour.form.opens_at"), i.opens_at, t("tour.form.opens_at_hint")), field(t("tour.form.late_levels"), i.late_levels, t("tour.form.late_levels_hint")), h("div.field.checks", h("label.check", i.reentry, " ", t("tour.form.reentry")))), "scheduled");
   const rebuyPart = only(
     h(
       "div.settings-grid.sub-part",
@@ -239,6 +240,7 @@ function readForm(i, levels) {
   if (scheduled) {
     out.starts_at = isoWithOffset(i.starts_at.value);
     if (!out.starts_at) throw new Error(t("tour.form.no_start"));
+    if (i.opens_at.value) out.opens_at = isoWithOffset(i.opens_at.value);
   }
   if (out.private && i.password.value) out.password = i.password.value;
   return out;
