@@ -11,14 +11,12 @@ import pytest
 from app.tables import Table, TableError
 from tests.tables.live import Client
 from tests.tournaments.harness import (
-    Deal,
     Person,
     Server,
     by_registration,
     listening,
     play_call_down,
     play_fold,
-    play_raise,
 )
 
 LEVELS = {"levels": [{"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "minutes": 60}]}
