@@ -1,9 +1,9 @@
 """The browser client: `frontend/` served at `/` by the same server.
 
 `/static/…` serves the files (plain JavaScript modules and CSS, no build step); `/` and the
-client's own routes (`/table/<id>`, `/invite/<token>`, `/hands`…) answer `index.html`, whose
-script reads the path. A content security policy keeps every script, style and connection on
-this server.
+client's own routes (`/table/<id>`, `/tournaments/<id>`, `/invite/<token>`, `/hands`…) answer
+`index.html`, whose script reads the path. A content security policy keeps every script,
+style and connection on this server.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ CLIENT_ROUTES = (
     "/register",
     "/lobby",
     "/table/{table_id}",
+    "/tournaments",
+    "/tournaments/{tournament_id}",
     "/invite/{token}",
     "/hands",
     "/hands/{hand_id}",

@@ -136,15 +136,30 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
             seat_info.time_bank_ms = min(msg.bank_cap_ms, seat_info.time_bank_ms + msg.refill_ms)
     if msg.close:
         return await _close(table, moved)
-    if msg.deal or (table.hand is None and not d.go):
-        d.round = msg.round  # a hand let deal or being played keeps its round (R32)
-    if msg.deal and not d.go:
-        d.go = True
-        d.reported = None
-        pause = table.settings.hand_pause_ms / 1000
-        table.want_hand(max(0.0, pause - (table.clock.monotonic() - d.ended_at)))
+    if msg.hold:
+        _take_back(table)
+    else:
+        if msg.deal or (table.hand is None and not d.go):
+            d.round = msg.round  # a hand let deal or being played keeps its round (R32)
+        if msg.deal and not d.go:
+            d.go = True
+            d.reported = None
+            pause = table.settings.hand_pause_ms / 1000
+            table.want_hand(max(0.0, pause - (table.clock.monotonic() - d.ended_at)))
     say_info(table)
     return {**answer(table, moved), "added": added}
+
+
+def _take_back(table: TableState) -> None:
+    """R37: the tournament froze. If this table is waiting out the pause before a hand it
+    was let deal, that hand is not dealt (its start finds no go): the table stands as after
+    its last hand, reporting it again until it is told to deal. A hand on plays on."""
+    d = table.directed
+    assert d is not None
+    if d.go and table.hand is None:
+        d.go = False
+        d.reported = table.hand_number
+        report(table)
 
 
 def say_info(table: TableState) -> None:

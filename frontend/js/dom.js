@@ -56,8 +56,10 @@ export const toCents = parseMoney;
 export const dollars = typedMoney;
 
 export const VARIANT_CODES = ["stud", "stud8", "razz"];
-export const variantName = (v) => (VARIANT_CODES.includes(v) ? t(`variant.${v}`) : "");
-export const variantShort = (v) => (VARIANT_CODES.includes(v) ? t(`variant.${v}.short`) : "");
+// a tournament may also rotate the three games level by level
+const NAMED = [...VARIANT_CODES, "rotation"];
+export const variantName = (v) => (NAMED.includes(v) ? t(`variant.${v}`) : "");
+export const variantShort = (v) => (NAMED.includes(v) ? t(`variant.${v}.short`) : "");
 
 export function stakes(table) {
   return `${chips(table.small_bet)}/${chips(table.big_bet)}`;

@@ -63,6 +63,27 @@ export function money(cents) {
   return (cents < 0 ? "-" : "") + t("money", { amount });
 }
 
+/** Tournament chips are counted, not dollars: 1500 → "1,500" (cents play no part). */
+export function chipCount(n) {
+  if (n === null || n === undefined) return "";
+  return (n < 0 ? "-" : "") + number(Math.abs(n));
+}
+
+// What the table page's amounts are: dollars at a cash table, chips at a tournament's (the
+// table page sets it from its snapshot and sets it back when it is left).
+let unit = "money";
+export function setUnit(u) {
+  unit = u === "chips" ? "chips" : "money";
+}
+/** An amount at the table in its unit: "$1.30" at a cash table, "1,500" at a tournament's. */
+export const amount = (n) => (unit === "chips" ? chipCount(n) : money(n));
+
+/** 7 → "7th" / "7e" / "7.": the language's ordinal, by the browser's plural rules. */
+export function ordinal(n) {
+  const kind = new Intl.PluralRules(code, { type: "ordinal" }).select(n);
+  return t(`ordinal.${["one", "two", "few"].includes(kind) ? kind : "other"}`, { n: number(n) });
+}
+
 /** An amount a person typed ("12.50", "12,50", "$ 1.234,50") → cents, NaN when it is none.
  * Where the comma is the decimal sign a lone point is still read as one ("0.50" is fifty
  * cents, not fifty dollars); only "1.234" (groups of three) is a thousands point. */

@@ -1,12 +1,16 @@
-// The lobby: public tables with filters, your tables (where you sit or host), creating a table.
+// The lobby: public tables with filters, your tables (where you sit or host), creating a table;
+// beside the cash tables, the Tournaments tab (/tournaments).
 
 import { get, me, post } from "./api.js";
 import { chips, clear, dialog, h, stakes, toast, VARIANT_CODES, variantName, variantShort } from "./dom.js";
 import { t } from "./i18n.js";
 import { settingsFields } from "./settings-form.js";
 import { showInvite } from "./table/page.js";
+import { tournamentsTab } from "./tournaments/list.js";
 
-export async function lobbyPage(root, user, { go }) {
+const TABS = { cash: "/lobby", tournaments: "/tournaments" };
+
+export async function lobbyPage(root, user, { go, tab = "cash" }) {
   const filters = { variant: "", stakes: "", free: false };
   let tables = [];
   let yours = []; // where I sit or that I host, private ones too (GET /api/tables/yours)
@@ -17,6 +21,35 @@ export async function lobbyPage(root, user, { go }) {
   const empty = h("p.empty");
   const mine = h("div.my-tables");
   const balance = h("span.balance", chips(user.balance));
+  const tournaments = tournamentsTab(user, { go });
+  const createButton = h("button.btn.primary", { type: "button", id: "create-table", onclick: createTable }, t("lobby.create"));
+  const cashPanel = h("div.lobby-panel", { role: "tabpanel", id: "panel-cash", "aria-labelledby": "tab-cash" });
+  const tourPanel = h("div.lobby-panel", { role: "tabpanel", id: "panel-tournaments", "aria-labelledby": "tab-tournaments" }, tournaments.el);
+  const tabButtons = Object.keys(TABS).map((id) =>
+    h("button.tab", { type: "button", role: "tab", id: `tab-${id}`, "aria-controls": `panel-${id}`, onclick: () => choose(id, true), onkeydown: (ev) => arrows(ev, id) }, t(`lobby.tab.${id}`)),
+  );
+
+  /** One tab shown; its address kept (a reload, or the back link of a tournament, finds it). */
+  function choose(id, byHand = false) {
+    tab = id;
+    tabButtons.forEach((b) => {
+      const on = b.id === `tab-${id}`;
+      b.setAttribute("aria-selected", String(on));
+      b.tabIndex = on ? 0 : -1;
+    });
+    cashPanel.hidden = id !== "cash";
+    tourPanel.hidden = id !== "tournaments";
+    createButton.hidden = id !== "cash";
+    if (byHand && location.pathname !== TABS[id]) history.replaceState(null, "", TABS[id]);
+    document.title = t("title.page", { page: id === "cash" ? t("nav.lobby") : t("lobby.tab.tournaments") });
+  }
+
+  function arrows(ev, id) {
+    if (ev.key !== "ArrowRight" && ev.key !== "ArrowLeft") return;
+    const next = id === "cash" ? "tournaments" : "cash";
+    choose(next, true);
+    document.getElementById(`tab-${next}`).focus();
+  }
 
   clear(
     root,
@@ -25,28 +58,35 @@ export async function lobbyPage(root, user, { go }) {
       h(
         "div.lobby-head",
         h("div", h("h1", t("lobby.title")), h("p.sub", t("lobby.hello"), " ", h("strong", user.name), " · ", t("lobby.balance"), " ", balance)),
-        h("button.btn.primary", { type: "button", id: "create-table", onclick: createTable }, t("lobby.create")),
+        createButton,
       ),
-      h(
-        "div.filters",
-        { role: "search", "aria-label": t("lobby.filter") },
-        h("label", { for: "filter-variant" }, t("lobby.game")), variantSel,
-        h("label", { for: "filter-stakes" }, t("lobby.stakes")), stakesSel,
-        h("label.check", freeBox, " ", t("lobby.seats_free")),
-      ),
-      h(
-        "div.panel.table-list",
-        h(
-          "table.tables",
-          h("caption.sr-only", t("lobby.public_tables")),
-          h("thead", h("tr", ["table", "game", "stakes", "ante", "min_buy_in", "seats", "waiting"].map((c) => h("th", { scope: "col" }, t(`lobby.col.${c}`))), h("th", { scope: "col" }))),
-          body,
-        ),
-        empty,
-      ),
-      mine,
+      h("div.tabs.lobby-tabs", { role: "tablist", "aria-label": t("lobby.tabs") }, tabButtons),
+      cashPanel,
+      tourPanel,
     ),
   );
+  clear(
+    cashPanel,
+    h(
+      "div.filters",
+      { role: "search", "aria-label": t("lobby.filter") },
+      h("label", { for: "filter-variant" }, t("lobby.game")), variantSel,
+      h("label", { for: "filter-stakes" }, t("lobby.stakes")), stakesSel,
+      h("label.check", freeBox, " ", t("lobby.seats_free")),
+    ),
+    h(
+      "div.panel.table-list",
+      h(
+        "table.tables",
+        h("caption.sr-only", t("lobby.public_tables")),
+        h("thead", h("tr", ["table", "game", "stakes", "ante", "min_buy_in", "seats", "waiting"].map((c) => h("th", { scope: "col" }, t(`lobby.col.${c}`))), h("th", { scope: "col" }))),
+        body,
+      ),
+      empty,
+    ),
+    mine,
+  );
+  choose(tab);
 
   function draw() {
     const allStakes = [...new Set(tables.map(stakes))];
@@ -103,7 +143,7 @@ export async function lobbyPage(root, user, { go }) {
 
   async function refresh() {
     try {
-      const [r, m, fresh] = await Promise.all([get("/api/tables"), get("/api/tables/yours"), me()]);
+      const [r, m, fresh] = await Promise.all([get("/api/tables"), get("/api/tables/yours"), me(), tournaments.refresh()]);
       tables = r.tables;
       yours = m.tables;
       // the balance changes at the tables (buy-ins, stacks back): not the one from logging in

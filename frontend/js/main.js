@@ -6,6 +6,7 @@ import { clear, h, toast } from "./dom.js";
 import { browserLanguage, language, LANGUAGES, setLanguage, t } from "./i18n.js";
 import { invitePage, lobbyPage } from "./lobby.js";
 import { tablePage } from "./table/page.js";
+import { tournamentPage } from "./tournaments/page.js";
 
 const root = document.getElementById("main");
 const nav = document.getElementById("topnav");
@@ -49,6 +50,7 @@ function drawNav() {
     user
       ? [
           h("a", { href: "/lobby", "data-link": "" }, t("nav.lobby")),
+          h("a", { href: "/tournaments", "data-link": "" }, t("nav.tournaments")),
           h("a", { href: "/hands", "data-link": "" }, t("nav.hands")),
           h("span.who", { "aria-label": t("nav.logged_in_as", { name: user.name }) }, user.name),
           languageMenu(),
@@ -80,7 +82,7 @@ async function route() {
   const returnTo = sessionStorage.getItem("stud.returnTo");
   if (!user) {
     if (path !== "/login" && path !== "/register") {
-      if (path !== "/") sessionStorage.setItem("stud.returnTo", path);
+      if (path !== "/") sessionStorage.setItem("stud.returnTo", path + location.search); // an invite's too
       history.replaceState(null, "", "/login");
     }
     const mode = location.pathname === "/register" ? "register" : "login";
@@ -104,14 +106,18 @@ async function route() {
   } else if ((m = path.match(/^\/invite\/([^/]+)$/))) {
     document.title = t("title.page", { page: t("title.table") });
     await invitePage(root, decodeURIComponent(m[1]), { go });
+  } else if ((m = path.match(/^\/tournaments\/(\d+)$/))) {
+    document.title = t("title.page", { page: t("title.tournament") });
+    const invite = new URLSearchParams(location.search).get("invite");
+    cleanup = await tournamentPage(root, Number(m[1]), user, { go, invite });
   } else if (path === "/hands" || path.startsWith("/hands/")) {
     document.title = t("title.page", { page: t("nav.hands") });
     const { historyPage } = await import("./history.js");
     cleanup = await historyPage(root, user, path, { go });
   } else {
-    if (path !== "/lobby") history.replaceState(null, "", "/lobby");
-    document.title = t("title.page", { page: t("nav.lobby") });
-    cleanup = await lobbyPage(root, user, { go });
+    const tab = path === "/tournaments" ? "tournaments" : "cash";
+    if (path !== "/lobby" && tab === "cash") history.replaceState(null, "", "/lobby");
+    cleanup = await lobbyPage(root, user, { go, tab });
   }
   root.focus({ preventScroll: true });
 }

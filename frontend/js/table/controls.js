@@ -1,7 +1,7 @@
 // The action bar: one button for each action legal now, with its amount and its key.
 
-import { chips, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { h } from "../dom.js";
+import { amount as chips, t } from "../i18n.js";
 
 /** The buttons for `legal` (the server's legal actions): [{action, amount, label, key, kind}].
  * The keys stay the same in every language (they are printed on the buttons). */

@@ -1,7 +1,8 @@
 // The table as this client knows it: a snapshot, then every numbered event applied in order.
 // Pure data and functions (no DOM), so a reload or a resync rebuilds exactly the same state.
 
-import { handName, money as chips, number, t } from "../i18n.js";
+import { amount as chips, handName, number, setUnit, t } from "../i18n.js";
+import { finishedText, placedText } from "../tournaments/words.js";
 
 /** "Fourth street" in the page's language (0: the cards are being dealt). */
 export function streetName(street) {
@@ -31,6 +32,8 @@ export function emptyState(userId) {
     commitment: null, // {hand_id, commitment, scheme, reveal, verdict}: the deal fixed before the first card, opened after
     voidedSeen: new Set(), // cancelled hands already told (an event, or a snapshot's `voided`)
     frozen: false, // a command was refused `table_frozen`: the server's clock stands still
+    moved: null, // {to_table, seat}: the tournament's director moved this player (its last move)
+    finished: null, // {place, of, prize, tournament_id}: this player's place in the tournament
   };
 }
 
@@ -137,6 +140,7 @@ function handFromView(hv, table) {
     rake: 0,
     over: false,
     bring_in_seat: null,
+    bank: null, // the seat whose time bank runs (R27)
     commitment: hv.commitment || null,
   };
   if (hv.result) {
@@ -166,7 +170,17 @@ function replayedLog(state, snap) {
 
 /** Replace the state with a server snapshot. */
 export function applySnapshot(state, snap) {
-  const back = state.epoch !== null && snap.epoch !== state.epoch; // restarted, or moved
+  // a tournament player moved by the director: the socket follows them, and this is the
+  // snapshot of their new table (its log, chat and deal are its own)
+  const moved = state.table !== null && snap.table.id !== state.table.id;
+  const back = !moved && state.epoch !== null && snap.epoch !== state.epoch; // restarted, or moved
+  setUnit(snap.table.tournament ? "chips" : "money"); // a tournament's stacks are its chips
+  if (moved) {
+    state.log = [];
+    state.chat = [];
+    state.commitment = null;
+    state.postAnteDue = false;
+  }
   state.v = snap.v;
   state.epoch = snap.epoch;
   state.table = snap.table;
@@ -182,7 +196,8 @@ export function applySnapshot(state, snap) {
   state.frozen = false; // the snapshot's `remaining_ms` is the server's clock as it is now
   const hv = snap.hand;
   state.hand = hv ? handFromView(hv, snap.table) : null;
-  if (back) log(state, t("log.table_back"), "info");
+  if (moved) log(state, t("log.moved_here", { table: snap.table.name }), "info");
+  else if (back) log(state, t("log.table_back"), "info");
   else if (!lines.length) log(state, hv ? t("log.joined_street", { street: streetName(hv.street) }) : t("log.joined"), "info");
   // a hand cancelled when the table's server stopped (or the table moved to another one
   // mid-hand): said once, whether it came as an event or in a snapshot
@@ -241,7 +256,30 @@ export function applyEvent(state, ev) {
       break;
     case "table":
       state.table = ev.table;
+      setUnit(ev.table.tournament ? "chips" : "money");
       if (ev.table.closed) state.closed = true;
+      break;
+    case "tournament": // the level, its stakes, and whether the table waits for the director
+      if (state.table) state.table = { ...state.table, tournament: { tournament_id: ev.tournament_id, level: ev.level, stakes: ev.stakes, waiting: ev.waiting, round: ev.round } };
+      break;
+    case "moved":
+      tournamentMove(state, ev);
+      break;
+    case "finished":
+      if (ev.user_id === state.userId) {
+        state.finished = { place: ev.place, of: ev.of, prize: ev.prize, tournament_id: state.table?.tournament?.tournament_id ?? null };
+      }
+      if (ev.user_id === state.userId) log(state, finishedText(ev.place, ev.of, ev.prize), "win");
+      else log(state, placedText(ev.name, ev.place, ev.of, ev.prize), "info");
+      break;
+    case "time_bank": // R27: the clock ran out and the seat's time bank runs now
+      if (hand && ev.turn_id === hand.turn_id) {
+        hand.deadline = performance.now() + ev.ms;
+        hand.timer_ms = ev.ms;
+        hand.stopped_left = null;
+        hand.bank = ev.seat;
+      }
+      log(state, t("log.time_bank", { who: name(ev.seat), n: number(Math.ceil(ev.ms / 1000)) }), "warn", ev.seat);
       break;
     case "closed":
       state.closed = true;
@@ -249,6 +287,10 @@ export function applyEvent(state, ev) {
       break;
     case "left": {
       const who = seatName(state, ev.seat);
+      if (ev.reason === "busted" || ev.reason === "moved") {
+        log(state, t(`log.left.${ev.reason}`, { who }), "info"); // no chips leave with them
+        break;
+      }
       const why = ["removed", "sat_out", "table_closed"].includes(ev.reason) ? ev.reason : "left";
       const params = { who, amount: chips(ev.amount) };
       log(state, t(ev.amount ? `log.left.${why}.with` : `log.left.${why}`, params), "info");
@@ -300,7 +342,7 @@ export function applyEvent(state, ev) {
         hand_id: ev.hand_id, number: ev.number ?? null, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
         to_act: null, turn_id: null, legal: null, deadline: null, stopped_left: null, timer_ms: state.table?.action_timer_ms ?? 10000,
         community: null, players, pots: [], order: [], awards: [], rake: 0, over: false,
-        bring_in_seat: null,
+        bring_in_seat: null, bank: null,
         commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
       };
       state.postAnteDue = false;
@@ -453,6 +495,7 @@ export function applyEvent(state, ev) {
         hand.timer_ms = ev.timer_ms;
         hand.deadline = performance.now() + ev.timer_ms;
         hand.stopped_left = null;
+        hand.bank = null;
         state.frozen = false; // a new turn: the server's clock runs
       }
       break;
@@ -460,6 +503,17 @@ export function applyEvent(state, ev) {
       break;
   }
   return state;
+}
+
+/** The director moved a player to another of the tournament's tables (R33): this player's
+ * page follows (the snapshot of the new table comes next); another's is a log line. */
+function tournamentMove(state, ev) {
+  if (ev.user_id === state.userId) {
+    state.moved = { to_table: ev.to_table, seat: ev.seat };
+    log(state, t("log.moved_you", { n: ev.to_table }), "info");
+  } else {
+    log(state, t("log.moved", { who: ev.name, n: ev.to_table }), "info");
+  }
 }
 
 /** A winner's line for the results banner: "alice wins $12 (main pot, high): Full house…" */

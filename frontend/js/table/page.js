@@ -2,13 +2,15 @@
 
 import { errorText, get, me } from "../api.js";
 import { emailHand } from "../hand-mail.js";
-import { chips, clear, dialog, dollars, field, h, stakes, toast, toCents, variantName } from "../dom.js";
-import { t } from "../i18n.js";
+import { chips, clear, dialog, dollars, field, h, toast, toCents, variantName } from "../dom.js";
+import { amount, setUnit, t } from "../i18n.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
+import { inviteDialog } from "../invite-dialog.js";
 import { checkReveal } from "../fairness.js";
 import { applyEvent, applySnapshot, clockStopped, emptyState, isHost, myInfo, myLegal, mySeat, resultLines, seatName, timeLeft } from "./model.js";
 import { TableSocket } from "./socket.js";
+import { tournamentStrip } from "./tournament.js";
 import { keyed, renderFelt } from "./view.js";
 
 const PHONE = window.matchMedia("(max-width: 700px)");
@@ -19,24 +21,7 @@ export function inviteLink(token) {
 }
 
 export async function showInvite(token, name) {
-  const link = inviteLink(token);
-  const input = h("input.invite-link", { type: "text", readonly: true, value: link, "aria-label": t("table.invite_link") });
-  const copy = async () => {
-    input.select();
-    try {
-      await navigator.clipboard.writeText(link);
-    } catch {
-      document.execCommand?.("copy");
-    }
-    toast(t("invite.copied"));
-    return undefined;
-  };
-  await dialog(
-    t("invite.title", { name }),
-    [h("p", t("invite.anyone")), input],
-    [{ label: t("invite.copy"), action: copy }, { label: t("button.done"), value: true, primary: true }],
-    { id: "invite-dialog" },
-  );
+  await inviteDialog(inviteLink(token), name);
 }
 
 export async function tablePage(root, tableId, user, { onLeave }) {
@@ -50,6 +35,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   let invite = null; // the private table's invite token, when this player is its host
 
   const header = h("div.table-head");
+  const strip = tournamentStrip(); // a tournament's table: its level, clock and notices
   const results = h("div.results", { "aria-live": "polite" });
   const felt = h("div.felt", { role: "region", "aria-label": t("table.the_table") }, h("div.rail"), h("div.center", h("div.center-info", { "aria-live": "polite" })));
   // the winners are announced in the action bar, where nothing else is shown between hands
@@ -74,6 +60,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     "section.table-page",
     { "aria-label": t("table.the_table") },
     header,
+    strip.el,
     h("div.table-main", h("div.felt-wrap", felt), h("aside.side-panel", tabs.el)),
     h("div.toast-slot", { "aria-hidden": "true" }), // a phone's room for toasts (toasts.js)
     actionBar,
@@ -86,6 +73,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   function render() {
     frameQueued = false;
     renderHeader();
+    strip.render(state);
     renderFelt(felt, state, ctx);
     renderActions();
     renderResults();
@@ -110,6 +98,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     }
     if (frame.type === "snapshot") {
       applySnapshot(state, frame);
+      if (state.table.id !== tableId) followed(state.table.id);
     } else if (typeof frame.v === "number") {
       if (frame.v <= state.v) return;
       if (frame.v !== state.v + 1) {
@@ -126,6 +115,18 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     }
     window.studDebug.v = state.v;
     schedule();
+  }
+
+  /** The socket now follows this player's new table (their tournament moved them): the page
+   * is that table's, without a reload; its address too. */
+  function followed(id) {
+    tableId = id;
+    socket.tableId = id; // a reconnect asks for the new table
+    invite = null;
+    history.replaceState(null, "", `/table/${id}`);
+    chatList.replaceChildren();
+    chatShown = 0;
+    felt.dataset.layout = ""; // another table: its seats are drawn anew
   }
 
   async function checkDeal(c) {
@@ -159,7 +160,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (!table) return h("h1.table-title", t("conn.connecting"));
       const conn = t(`conn.${status}`);
       const buttons = [];
-      if (info && !state.closed) {
+      const directed = !!table.tournament; // the director seats, the clock plays (R28)
+      if (info && !state.closed && !directed) {
         if (info.sitting_out) buttons.push(btn(t("table.sit_in"), "sit-in", () => command({ type: "sit_in" })));
         else buttons.push(btn(t("table.sit_out"), "sit-out", () => command({ type: "sit_out" })));
         if (state.postAnteDue) buttons.push(btn(t("table.post_ante"), "post-ante", () => command({ type: "post_ante" }).then(() => (state.postAnteDue = false))));
@@ -170,16 +172,16 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
       }
       if (state.lastHandId) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandId)));
-      if (invite && host && !state.closed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
-      if (host && !state.closed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
+      if (invite && host && !state.closed && !directed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
+      if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
       buttons.push(btn(t("nav.lobby"), "lobby", () => onLeave()));
       return [
         h(
           "div.table-title-row",
           h("h1.table-title", table.name),
           h("span.chip-tag", variantName(table.variant)),
-          h("span.chip-tag", stakes(table)),
-          table.ante ? h("span.chip-tag", t("table.ante_tag", { amount: chips(table.ante) })) : null,
+          h("span.chip-tag", `${amount(table.small_bet)}/${amount(table.big_bet)}`),
+          table.ante ? h("span.chip-tag", t("table.ante_tag", { amount: amount(table.ante) })) : null,
           table.private ? h("span.chip-tag.private", t("badge.private")) : null,
           table.paused ? h("span.chip-tag.warn", t("badge.paused")) : null,
           h("span.chip-tag.observers", { title: t("table.watching_title") }, t("table.watching", { n: state.observers })),
@@ -304,11 +306,11 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const legal = myLegal(state);
     const hand = state.hand;
     const seat = mySeat(state);
-    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused]);
+    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused, !!state.table?.tournament]);
     actionBar.dataset.turn = legal ? String(hand.turn_id) : "";
     keyed(actionMain, key, () => {
       if (state.closed) return h("p.waiting", t("table.closed"));
-      if (seat === null) return h("p.waiting", t("table.watching_you"));
+      if (seat === null) return h("p.waiting", state.table?.tournament ? t("tour.watching") : t("table.watching_you"));
       if (legal) {
         const buttons = actionButtons(legal, hand.phase).map((b) => buttonNode(b, act));
         if (pending) buttons.forEach((b) => (b.disabled = true));
@@ -399,11 +401,12 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     for (const bar of felt.querySelectorAll(".timer-bar")) bar.style.setProperty("--left", String(frac));
     for (const c of actionBar.querySelectorAll(".countdown")) {
       const n = left === null ? null : Math.ceil(left / 1000);
-      const secs = n === null ? "" : stopped ? t("table.clock_stopped", { n }) : t("table.seconds", { n });
+      const secs = n === null ? "" : stopped ? t("table.clock_stopped", { n }) : hand.bank !== null && hand.bank !== undefined ? t("table.time_bank_seconds", { n }) : t("table.seconds", { n });
       if (c.textContent !== secs) c.textContent = secs;
       c.classList.toggle("urgent", left !== null && left < 4000 && !stopped);
       c.classList.toggle("stopped", stopped);
     }
+    strip.tick();
   }
   const ticker = setInterval(tick, 100);
 
@@ -412,6 +415,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   try {
     const found = await get(`/api/tables/${tableId}`);
     state.table = { ...found.settings, id: tableId };
+    setUnit(state.table.tournament ? "chips" : "money"); // drawn before the snapshot comes
     state.seats = found.seats;
     invite = found.invite || null; // only the host gets it
   } catch (err) {
@@ -431,6 +435,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   return () => {
     clearInterval(ticker);
+    strip.stop();
+    setUnit("money"); // the next page's amounts are dollars again
     document.removeEventListener("keydown", onKey);
     window.removeEventListener("resize", schedule);
     socket.close();

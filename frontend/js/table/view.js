@@ -2,8 +2,8 @@
 // Each part is redrawn only when what it shows changed (keyboard focus survives updates).
 
 import { card, cardBack, studCards } from "../cards.js";
-import { chips, h, variantName } from "../dom.js";
-import { handName, t } from "../i18n.js";
+import { h, variantName } from "../dom.js";
+import { amount as chips, handName, t } from "../i18n.js";
 import { displayPots, mySeat, seatName, streetName } from "./model.js";
 
 /** Replace `el`'s children with `build()` only when `key` differs from last time. */
@@ -51,7 +51,8 @@ function seatView(state, seat, ctx) {
   // a player who left is gone from the felt once out of the hand (folded, mucked, or it ended)
   if (!info && (!p || p.folded || p.mucked || hand.over)) {
     const label = t("seat.number", { n: seat + 1 });
-    if (ctx.me !== null || state.closed) return { key: `empty/${label}`, node: () => h("div.seat-empty", { "aria-label": t("seat.empty", { n: seat + 1 }) }, label) };
+    // at a tournament's table the director seats the players: no seat is offered
+    if (ctx.me !== null || state.closed || state.table?.tournament) return { key: `empty/${label}`, node: () => h("div.seat-empty", { "aria-label": t("seat.empty", { n: seat + 1 }) }, label) };
     return {
       key: `sit/${label}`,
       node: () => h("button.btn.sit-here", { type: "button", dataset: { seat }, "aria-label": t("seat.sit_in", { n: seat + 1 }), onclick: () => ctx.onSit(seat) }, t("seat.sit_here"), h("small", label)),
@@ -75,7 +76,7 @@ function seatView(state, seat, ctx) {
   if (p && p.folded && me && p.down) cards.push(...studCards(p.up, p.down, p.down_count, { small: false }));
   const named = p && (p.high || p.low) ? [p.high, p.low].filter(Boolean).map(handName) : [];
   const bet = ctx.portrait ? wagerOf(state, seat) : 0; // a phone's seat carries its bet
-  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded, bet]);
+  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded, bet, acting && hand.bank === seat]);
   return {
     key,
     node: () => {
@@ -90,7 +91,7 @@ function seatView(state, seat, ctx) {
           // the winnings sit by the stack, on the plate: never over the winner's cards
           h("div.plate-stack", chips(stack), winner ? h("span.won", t("seat.won", { amount: chips(p.won) })) : null),
           status.length ? h("div.plate-status", status.join(" · ")) : null,
-          acting ? h("div.timer", { "aria-hidden": "true" }, h("div.timer-bar")) : null,
+          acting ? h(`div.timer${hand.bank === seat ? ".bank" : ""}`, { "aria-hidden": "true" }, h("div.timer-bar")) : null,
         ),
         named.length ? h("div.made", named.map((text) => h("span", text))) : null,
         bet ? h("div.seat-bet", betChips(state, seat)) : null,
