@@ -140,13 +140,13 @@ async def test_kill_9_of_a_table_owner_and_then_of_the_director(
 
                 # then the director's
                 before = await sng.row()  # the clock as last written
-                old = await sng.director_lease()
-                assert old is not None
+                lease = await sng.director_lease()
+                assert lease is not None
                 mark = len(news.news)
                 c.procs[0].kill()
                 c.procs[0].wait()
-                new = await _directed_elsewhere(sng, old)
-                assert new.epoch == old.epoch + 1 and await sng.director() in (1, 2)
+                taken = await _directed_elsewhere(sng, lease)
+                assert taken.epoch == lease.epoch + 1 and await sng.director() in (1, 2)
 
                 async def told() -> dict[str, Any] | None:
                     return next((n for n in news.news[mark:] if n["type"] == "clock"), None)
