@@ -818,6 +818,7 @@ async def _close_all(d: Director, why: str) -> None:
         await d._reveal()
     await d.publish("cancelled", {"why": why})
     log.info("tournament %s cancelled: %s", d.id, why)
+    await _hold(d)  # a table let deal deals no hand once everything is paid back
     for slot in list(d.slots.values()):
         await d.close_table(slot)
 

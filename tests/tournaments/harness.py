@@ -13,6 +13,7 @@ caused has been handled (`settle`): so the hands play out in the same order ever
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -36,7 +37,7 @@ from app.store import tournaments as store
 from app.store.audit import check_ledger
 from app.store.db import Database
 from app.store.tournament_models import TournamentEntry
-from app.tables import FakeClock, LedgerTableStore, Table, TableManager
+from app.tables import FakeClock, LedgerTableStore, Table, TableError, TableManager
 from app.tables import messages as m
 from app.tournaments import service
 from app.tournaments.director import Director
@@ -346,8 +347,9 @@ class Server:
             before = self._mark(tid)
             await self.services.manager.writer.drain(timeout=30)
             for table in self.tables(tid):
-                await table.request(m.Sync())
-                await table.request(m.Sync())  # and what the written records posted
+                with contextlib.suppress(TableError):  # it closed meanwhile
+                    await table.request(m.Sync())
+                    await table.request(m.Sync())  # and what the written records posted
             for _ in range(3):
                 await asyncio.sleep(0)  # the director's reader takes what was published
             director = self.services.directors.running.get(tid) if self.services.directors else None

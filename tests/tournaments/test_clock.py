@@ -22,12 +22,17 @@ LEVELS = {"levels": [
 ACTIONS = {"brought_in", "completed", "bet", "raised", "called", "checked", "folded"}
 
 
+def plus(start: float, seconds: float) -> float:
+    return round(start + seconds, 3)
+
+
 def turns_of(events: list[tuple[float, dict[str, Any]]], seat: int) -> list[list[Any]]:
     """Each betting turn of `seat`: when it began, then its time bank and its action, each
     with when it came, until the next turn."""
     out: list[list[Any]] = []
     mine = False
-    for at, body in events:
+    for when, body in events:
+        at = round(when, 3)  # the clock's sum of steps, to the millisecond
         kind = body["type"]
         if kind == "turn":
             mine = body["seat"] == seat and body["phase"] == "betting"
@@ -73,16 +78,18 @@ async def test_r27_r28_the_clock_then_the_bank_and_the_absent_player_plays_by_th
     first = turns[0]
     t0 = first[0][0]
     assert first == [
-        (t0, "turn", 10_000), (t0 + 10, "time_bank", 30_000), (t0 + 40, "brought_in", None),
+        (t0, "turn", 10_000), (plus(t0, 10), "time_bank", 30_000),
+        (plus(t0, 40), "brought_in", None),
     ]  # fmt: skip
     later = [t for t in turns[1:] if t[0][0] < server.seen[1].at]  # the rest of hand 1
-    assert later and all(t[1:] == [(t[0][0] + 10, "checked", None)] for t in later)
+    assert later and all(t[1:] == [(plus(t[0][0], 10), "checked", None)] for t in later)
     level_2 = next(at for at, body in server.timed(channels.tournament(tid), "level"))
     before = [t for t in turns if server.seen[1].at <= t[0][0] < level_2]
-    assert before and all(t[1:] == [(t[0][0] + 10, "folded", None)] for t in before)
+    assert before and all(t[1:] == [(plus(t[0][0], 10), "folded", None)] for t in before)
     after = [t for t in turns if t[0][0] > level_2]
     assert after[0][1:] == [
-        (after[0][0][0] + 10, "time_bank", 5_000), (after[0][0][0] + 15, "folded", None),
+        (plus(after[0][0][0], 10), "time_bank", 5_000),
+        (plus(after[0][0][0], 15), "folded", None),
     ]  # fmt: skip
     async with server.db.session() as s:
         rows = list(await s.scalars(select(HandRecord).where(HandRecord.tournament_id == tid)))

@@ -116,7 +116,7 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     books.bought(bea)
     await books.check()
     again = await server.post(bea, f"/api/tournaments/{tid}/addon", {"request_id": "ad2"})
-    assert again.status_code == 400 and again.json()["detail"]["code"] == "addon_taken"
+    assert again.status_code == 400 and again.json()["detail"]["code"] == "add_on_taken"
     late = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb2"})
     assert late.status_code == 400 and late.json()["detail"]["code"] == "rebuys_over"
     await books.check()

@@ -104,9 +104,11 @@ async def test_r36_the_host_cancels_a_started_tournament_before_any_bust_refundi
     await server.begun(tid)
     server.rig(tid, by_registration(server, [p.id for p in people]))
     await server.run_until(tid, lambda: len(server.seen) >= 2)  # a hand played: chips moved
+    dealt = len(server.seen)
     r = await host_says(server, host, tid, "cancel")
     assert r.status_code == 200 and r.json() == {"cancelled": True}
-    await server.settle(tid)
+    await server.run_until(tid, lambda: not server.tables(tid))  # each closes between hands
+    assert len(server.seen) == dealt  # and none deals another hand
     assert [await server.balance(who.id) for who in people] == [START] * 3
     assert await server.pool(tid) == 0 and server.tables(tid) == []
     assert (await server.tournament(tid)).status == "cancelled"
