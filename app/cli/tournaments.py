@@ -107,8 +107,15 @@ async def simulate(args: argparse.Namespace) -> dict[str, Any]:
         services.directors.on_finish = done
         made = await service.create(db, spec_for(args), host_user_id=None, seed=seed)
         tid = made["id"]
-        await service.add_bots(db, tid, args.players)
-        await services.directors.start_now(tid)
+        await service.add_bots(db, tid, args.players - 1)
+        async with db.session() as s:
+            t = await store.get_tournament(s, tid)
+        # the last seat is taken in the director's own claim: beside other server processes,
+        # none of their heartbeats may take the sit & go as it fills (this process waits for
+        # its own director to finish)
+        await services.directors.start_now(
+            tid, within=lambda s: service.enter_bot(s, t, args.players - 1)
+        )
         try:
             await asyncio.wait_for(finished.wait(), args.timeout)
             ok = True

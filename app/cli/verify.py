@@ -1,6 +1,10 @@
 """Verify a hand's deal: `python -m app verify NUMBER` (operators) opens the per-card
 commitment with the stored master salt and deck, checks every dealt card against its deck
-position, and replays the hand from them to its recorded events and result."""
+position, and replays the hand from them to its recorded events and result.
+
+`python -m app verify --tournament ID` checks a tournament: its revealed seed against the
+commitment published when it was made, every draw its director made repeated from that
+seed (R38), and every hand it dealt as above."""
 
 from __future__ import annotations
 
@@ -12,22 +16,59 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import get_settings
 from app.engine import commitment
-from app.store import hands
+from app.store import hands, tournaments
 from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
 from app.store.history import replay
+from app.tournaments.audit import check_draws
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNUSABLE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("number", type=int, help="the hand's number (as the table shows it)")
+    parser.add_argument(
+        "number", type=int, nargs="?", help="the hand's number (as the table shows it)"
+    )
+    parser.add_argument("--tournament", type=int, help="a tournament: its draws and hands")
     parser.add_argument("--database-url", help="default: DATABASE_URL, else SQLite in DATA_DIR")
 
 
 def run(args: argparse.Namespace) -> int:
     url = args.database_url or get_settings().effective_database_url
+    if (args.number is None) == (args.tournament is None):
+        print("verify: give a hand's NUMBER or --tournament ID, one of them", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if args.tournament is not None:
+        return asyncio.run(_verify_tournament(url, args.tournament))
     return asyncio.run(_verify(url, args.number))
+
+
+async def _verify_tournament(url: str, tournament_id: int) -> int:
+    db = Database(url)
+    try:
+        async with db.session() as s:
+            rows = await tournaments.draws(s, tournament_id)
+            dealt = await hands.of_tournament(s, tournament_id)
+    except (SQLAlchemyError, OSError) as exc:
+        print(f"verify: cannot read the database: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    finally:
+        await db.dispose()
+    if not rows:
+        print(f"verify: no tournament #{tournament_id}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    problems, checked = check_draws(rows)
+    for row in dealt:
+        problems += [f"hand #{row.number}: {p}" for p in check(row)]
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    if problems:
+        return EXIT_MISMATCH
+    print(
+        f"OK: tournament #{tournament_id}: the seed is the one committed to, its {checked} "
+        f"draws repeat from it, and its {len(dealt)} hands replay from their deals"
+    )
+    return EXIT_OK
 
 
 def check(row: HandRecord) -> list[str]:

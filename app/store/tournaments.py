@@ -284,10 +284,9 @@ async def enter(
     "entry"/"reentry" make a new entry (its number the next; `status` "playing" for a late
     entry seated at once), "rebuy"/"addon" add to the player's live entry (a seated one's
     seat too: pass the table's view as `stacks`; `seated_at`: the table it must sit at, when
-    the table asks). Idempotent by `key`. Refusals:
-    `InsufficientFunds`, `AlreadyRegistered`, `NotRegistered`, `AddOnTaken`,
-    `TournamentFull`, `TournamentClosed`, `NotSeated` (not at `seated_at`); nothing
-    changes."""
+    the table asks; `bot`: a bot's entry). Idempotent by `key`. Refusals: `InsufficientFunds`,
+    `AlreadyRegistered`, `NotRegistered`, `AddOnTaken`, `TournamentFull`, `TournamentClosed`,
+    `NotSeated` (not at `seated_at`); nothing changes."""
     if kind not in (*ENTRY_KINDS, *CHIP_KINDS):
         raise ValueError(f"an entry is one of {ENTRY_KINDS + CHIP_KINDS}, not {kind!r}")
     if status not in LIVE:

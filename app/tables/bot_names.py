@@ -16,7 +16,10 @@ def bot_account(first: str) -> str:
     return f"b.{first}.{secrets.token_hex(3)}"
 
 
-def bot_seat_name(account: str) -> str:
-    """The short name a bot plays under: "b.Ada.3f9c1e" → "Bot Ada" (older bots keep theirs)."""
+def bot_seat_name(account: str, *, unique: bool = False) -> str:
+    """The short name a bot plays under: "b.Ada.3f9c1e" → "Bot Ada" (older bots keep theirs);
+    `unique`: "Bot Ada 3f9", for a tournament's many bots, where two may meet at a table."""
     parts = account.split(".")
-    return f"Bot {parts[1]}" if len(parts) == 3 and parts[0] == "b" else account
+    if len(parts) != 3 or parts[0] != "b":
+        return account
+    return f"Bot {parts[1]} {parts[2][:3]}" if unique else f"Bot {parts[1]}"

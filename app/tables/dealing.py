@@ -269,6 +269,8 @@ async def finish_hand(table: TableState) -> None:
     after = stacks_view(table)
     for seat, stack in result.stacks.items():
         after[str(seat)][1] = stack
+    if table.directed is not None:  # a tournament's bust leaves its seat with the hand
+        after = {seat: held for seat, held in after.items() if held[1] > 0}
     finish = HandFinish.from_hand(
         recording.start,
         hand,

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from app.fanout import channels
 from app.tables import messages as m
 from app.tables import publishing
 from app.tables.errors import TableError
@@ -37,25 +35,6 @@ REFUSED: frozenset[type] = frozenset(
         c.HostPauseMsg, c.HostRemoveMsg, c.HostBotsMsg, c.HostCloseMsg,
     }
 )  # fmt: skip
-
-
-@dataclass(slots=True)
-class Directed:
-    """What a tournament table knows of its director's orders."""
-
-    tournament_id: int
-    epoch: int = 0  # the newest director epoch whose orders it took
-    go: bool = False  # it may deal its next hand (one hand a go)
-    round: int | None = None  # the hand-for-hand round of the next hand
-    level: int = 0
-    ended_at: float = 0.0  # when the last hand ended (the pause before the next runs from it)
-    reported: int | None = None  # the hand number last reported, until orders answer it
-    report_token: int = 0  # the report reminder that counts
-    behind: list[process.AddChips] = field(default_factory=list)  # chips behind (R35)
-
-    @property
-    def channel(self) -> str:
-        return channels.director(self.tournament_id)
 
 
 def refuse(kind: type) -> NoReturn:
@@ -157,14 +136,30 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
             seat_info.time_bank_ms = min(msg.bank_cap_ms, seat_info.time_bank_ms + msg.refill_ms)
     if msg.close:
         return await _close(table, moved)
-    d.round = msg.round
-    if msg.deal and not d.go:
-        d.go = True
-        d.reported = None
-        pause = table.settings.hand_pause_ms / 1000
-        table.want_hand(max(0.0, pause - (table.clock.monotonic() - d.ended_at)))
+    if msg.hold:
+        _take_back(table)
+    else:
+        if msg.deal or (table.hand is None and not d.go):
+            d.round = msg.round  # a hand let deal or being played keeps its round (R32)
+        if msg.deal and not d.go:
+            d.go = True
+            d.reported = None
+            pause = table.settings.hand_pause_ms / 1000
+            table.want_hand(max(0.0, pause - (table.clock.monotonic() - d.ended_at)))
     say_info(table)
     return {**answer(table, moved), "added": added}
+
+
+def _take_back(table: TableState) -> None:
+    """R37: the tournament froze. If this table is waiting out the pause before a hand it
+    was let deal, that hand is not dealt (its start finds no go): the table stands as after
+    its last hand, reporting it again until it is told to deal. A hand on plays on."""
+    d = table.directed
+    assert d is not None
+    if d.go and table.hand is None:
+        d.go = False
+        d.reported = table.hand_number
+        report(table)
 
 
 def say_info(table: TableState) -> None:
@@ -193,7 +188,8 @@ async def _apply(table: TableState, order: process.AddChips) -> None:
     if not await table.caught_up(1.0):
         raise TableError("try_again", "the table is still saving its last hand; try again")
     info_ = table.seats[table.by_user[order.user_id]]
-    stacks = stacks_view(table)
+    # the seats as the hand left them: those it busted (but this buyer) are gone already
+    stacks = {s: v for s, v in stacks_view(table).items() if v[1] > 0 or s == str(info_.seat)}
     stacks[str(info_.seat)][1] += order.chips
     d = table.directed
     assert d is not None

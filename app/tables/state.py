@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from app.engine import Hand
 from app.engine.cards import Card
+from app.fanout import channels
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock
 from app.tables.numbers import HandNumbers
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
 from app.wire.events import ServerEvent
+from app.wire.process import AddChips
 
 if TYPE_CHECKING:
     from app.store.hands import HandFinish, HandStart
-    from app.tables.directed import Directed
 
 DeckSource = Callable[[], Sequence[Card]]
 
@@ -116,6 +117,25 @@ def stacks_view(table: TableState) -> dict[str, list[int]]:
     return {str(seat): [info.user_id, info.stack] for seat, info in table.seats.items()}
 
 
+@dataclass(slots=True)
+class Directed:
+    """What a tournament table knows of its director's orders."""
+
+    tournament_id: int
+    epoch: int = 0  # the newest director epoch whose orders it took
+    go: bool = False  # it may deal its next hand (one hand a go)
+    round: int | None = None  # the hand-for-hand round of the next hand
+    level: int = 0
+    ended_at: float = 0.0  # when the last hand ended (the pause before the next runs from it)
+    reported: int | None = None  # the hand number last reported, until orders answer it
+    report_token: int = 0  # the report reminder that counts
+    behind: list[AddChips] = field(default_factory=list)  # chips behind (R35)
+
+    @property
+    def channel(self) -> str:
+        return channels.director(self.tournament_id)
+
+
 class TableState(Protocol):
     """The table as its rules see it (`Table` is the one implementation)."""
 
@@ -178,6 +198,7 @@ class TableState(Protocol):
 __all__ = [
     "MOVES",
     "DeckSource",
+    "Directed",
     "Kept",
     "Lifecycle",
     "Recording",

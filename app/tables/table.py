@@ -34,12 +34,11 @@ from app.store.hands import HandFinish, HandStart
 from app.tables import dealing, directed, hosting, publishing, seating
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock, TimerHandle
-from app.tables.directed import Directed
 from app.tables.errors import MOVED, TableError
 from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY
 from app.tables.settings import TableSettings
-from app.tables.state import MOVES, DeckSource, Kept, Lifecycle, Recording, SeatInfo
+from app.tables.state import MOVES, DeckSource, Directed, Kept, Lifecycle, Recording, SeatInfo
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
 from app.wire import client as c

@@ -13,7 +13,12 @@ from app.store import tournaments as store
 from app.store.db import Database
 from app.store.models import PokerTable
 from app.store.tournament_models import Tournament, TournamentEntry
+from app.tables.bot_names import bot_seat_name
 from app.tournaments.state import Entry
+
+
+def _name(account: str, bot: bool) -> str:
+    return bot_seat_name(account, unique=True) if bot else account
 
 
 class Books:
@@ -40,7 +45,8 @@ class Books:
             group = f"r{r.bust_round}" if r.bust_round is not None else f"h{r.bust_hand}"
             out.append(
                 Entry(
-                    r.id, r.user_id, names.get(r.user_id, "?"), r.number, order, r.status,
+                    r.id, r.user_id, _name(names.get(r.user_id, "?"), r.bot), r.number, order,
+                    r.status,
                     r.chips, r.bot, r.table_id, r.seat, r.moves, r.place, r.prize,
                     r.time_bank_ms or 0, r.pause_left_ms or 0, r.bust_stack or 0,
                     r.bust_hand or 0, group, r.rebuys or 0, bool(r.addon),

@@ -56,10 +56,6 @@ class Command:
     args: dict[str, Any]
 
 
-class DirectorError(TableError):
-    pass
-
-
 class Director:
     def __init__(
         self,
@@ -182,7 +178,7 @@ class Director:
             return await self._ticked()
         handler = COMMANDS.get(msg.name)
         if handler is None:
-            raise DirectorError("unknown_command", f"unknown tournament command {msg.name}")
+            raise TableError("unknown_command", f"unknown tournament command {msg.name}")
         return await handler(self, msg.args)
 
     def _schedule_tick(self) -> None:
@@ -255,12 +251,25 @@ class Director:
 
     async def _reported(self, body: dict[str, Any]) -> None:
         slot = self.slots.get(body["table"])
-        if slot is None or self.status != "running":
+        if slot is None:
             return
-        if body.get("hand") == slot.reported and not slot.in_hand:
-            await self._deal()  # a report again: its orders were lost or slow
+        hand = body.get("hand")
+        if hand is not None and hand == slot.reported and slot.in_hand:
+            # a report again that crossed the orders to deal: its seats are from before
+            # them (a player moved away would sit at two tables), and it says nothing new
             return
+        if self.status != "running":  # over: a table that was in a hand closes now
+            self._took(slot, body)
+            await self.close_table(slot)
+            return
+        if hand == slot.reported:
+            if not slot.in_hand:
+                slot.told = False  # a report again: it waits for word, whatever it was told
+                await self._deal()
+            return  # else said before it took its go (a new table's first word): it deals
         self._took(slot, body)
+        if self.t.rebuy:  # a rebuy waiting behind the hand was posted with it: the pool grew
+            self.pool = await self.books.pool()
         await self.decide()
 
     def _took(self, slot: Slot, body: dict[str, Any]) -> None:
@@ -292,6 +301,7 @@ class Director:
             self.clock_.hands += 1
         slot.reported = hand
         slot.in_hand = False
+        slot.told = False
 
     def _bust(self, entry: Entry | None, slot: Slot, start: int, hand: int, group: str) -> None:
         if entry is None or entry.table_id != slot.table_id:
@@ -364,19 +374,28 @@ class Director:
             await self._tell_places([(done.entry_id, done.place, done.prize)])
         self.status = "finished"
         self.clock_.stop(self.clock.monotonic())
-        for slot in list(self.slots.values()):
-            await self._send(slot, p.DirectorOrders(
-                tournament_id=self.id, epoch=self.books.epoch,
-                unseat=d_unseat(self, slot),
-                finished=self.notices.pop(slot.table_id, []), close=True,
-            ))  # fmt: skip
         await self.save(finished_at=utcnow())
         if self.seed is not None:
             await self._reveal()
         await self.publish("finished", {})
-        self.done.set()
+        for slot in list(self.slots.values()):
+            await self.close_table(slot)
         if self.on_finish is not None:
             await self.on_finish(self.id)
+
+    async def close_table(self, slot: Slot) -> None:
+        """The tournament is over: the table's players stand up with their chips (the winner's
+        are every chip) and it closes, now or, if a hand is on there, when it reports. The
+        director is done once every table is closed."""
+        if not slot.in_hand:
+            answer = await self._send(slot, p.DirectorOrders(
+                tournament_id=self.id, epoch=self.books.epoch, unseat=d_unseat(self, slot),
+                finished=self.notices.pop(slot.table_id, []), close=True,
+            ))  # fmt: skip
+            if answer is not None:
+                del self.slots[slot.table_id]
+        if not self.slots:
+            self.done.set()
 
     async def _level_up(self) -> None:
         """R26: the level moves on by time or by hands; the next hand dealt at every table
@@ -390,6 +409,11 @@ class Director:
             self.clock_.next_level(self.clock.monotonic())
             await self.save()
             await self.publish("level", {"level": self.clock_.level + 1})
+            for slot in self.slots.values():  # let deal already: a hand it deals from now
+                if slot.in_hand:  # plays the new level (a hand being played keeps its own)
+                    await self._send(slot, p.DirectorOrders(
+                        tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(),
+                    ))  # fmt: skip
 
     # -- balance (R33) ----------------------------------------------------------------------
 
@@ -409,19 +433,22 @@ class Director:
         if len(self.slots) < 2 or self.seed is None:
             return
         purpose = f"balance:{self.hands}:{self.moves_made}"
-        final = self.t.seats_per_table if len(self.alive()) <= self.t.seats_per_table else None
-        plan = balancing.plan(
-            self.views(),
-            moved={e.id: e.moves for e in self.alive()},
-            rng=draws.Rng(self.seed, purpose),
-            final_table_seats=final,
-            break_order=[t for t in self.break_order if t in self.slots],
-        )
+        inputs: dict[str, Any] = {
+            "views": [
+                [v.table_id, v.max_seats, {str(k): e for k, e in v.seats.items()},
+                 list(v.opened), v.in_hand]
+                for v in self.views()
+            ],
+            "moved": {str(e.id): e.moves for e in self.alive()},
+            "final_table_seats": self.t.seats_per_table
+            if len(self.alive()) <= self.t.seats_per_table else None,
+            "break_order": [t for t in self.break_order if t in self.slots],
+        }  # fmt: skip
+        plan = balance_plan(self.seed, purpose, inputs)
         self.waiting = plan.waiting | frozenset(plan.break_after_hand)
         if plan.moves:
             await self.books.draw(purpose, draws.SCHEME, self.commitment, {
-                "moves": [[m.entry_id, m.from_table, m.to_table, m.to_seat] for m in plan.moves],
-                "breaking": list(plan.breaking),
+                **inputs, "moves": moves_of(plan),
             })  # fmt: skip
             await self._carry_out(plan.moves)
         for table_id in plan.breaking:
@@ -529,8 +556,9 @@ class Director:
             await self._answer(slot, self.may_deal(slot), self.round)
 
     def _hand_for_hand(self) -> None:
-        """R32: on the bubble and at big pay jumps, while more than one table plays, every
-        table plays each hand together; a round's busts are simultaneous."""
+        """R32: on the bubble (the next bust puts everyone left in the money), while more
+        than one table plays, every table plays each hand together; a round's busts are
+        simultaneous. No other moment is played hand for hand (R32's reading)."""
         left = len(self.alive())
         prizes = self.prizes()
         paid = len(prizes)
@@ -538,23 +566,33 @@ class Director:
         def prize(place: int) -> int:
             return prizes[place - 1] if 0 < place <= paid else 0
 
-        jump = prize(left) == 0 and prize(left - 1) > 0  # the bubble
-        jump = jump or (prize(left) > 0 and prize(left - 1) >= 2 * prize(left))
-        on = len(self.slots) > 1 and jump
+        bubble = prize(left) == 0 and prize(left - 1) > 0
+        on = len(self.slots) > 1 and bubble
         if on and self.round is None:
             self.round = 0
         elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):
             self.round = None
 
     async def _answer(self, slot: Slot, deal: bool, round_: int | None) -> None:
+        """A table between hands is told to deal, or to wait; a wait is said once (until the
+        table reports again), places and refills whenever there are some."""
+        news = bool(self.notices.get(slot.table_id)) or self._refill_due(slot)
+        if not deal and slot.told and not news:
+            return
         orders = p.DirectorOrders(
             tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(), deal=deal,
             round=round_, finished=self.notices.pop(slot.table_id, []),
             refill_ms=self._refill_for(slot), bank_cap_ms=int(self.t.time_bank_ms or 0),
         )  # fmt: skip
-        if await self._send(slot, orders) is not None and deal:
+        if await self._send(slot, orders) is None:
+            return
+        slot.told = not deal
+        if deal:
             slot.in_hand = True
             slot.round = round_
+
+    def _refill_due(self, slot: Slot) -> bool:
+        return self.refilled.get(slot.table_id, self.clock_.level) < self.clock_.level
 
     def _refill_for(self, slot: Slot) -> int:
         """R27: each level refills the time banks a little, once per table and level."""
@@ -569,7 +607,7 @@ class Director:
             return await self.ask_table(slot.table_id, orders)
         except TableError as exc:
             if exc.code == "stale_director":
-                raise DirectorError("lease_lost", "a newer director runs this tournament") from None
+                raise TableError("lease_lost", "a newer director runs this tournament") from None
             log.info("tournament %s: table %s refused orders: %s", self.id, slot.table_id, exc)
             return None
 
@@ -589,35 +627,61 @@ class Director:
         await self.save()  # the clock, each second: a crash loses at most that (R37)
 
     async def _seat_strays(self) -> None:
-        """Entries between tables (a move cut by a crash, a late entry): seated by the draw."""
-        strays = [
-            e for e in self.alive() if e.table_id is None and e.status in ("registered", "playing")
-        ]
+        """Entries between tables (a move cut by a crash, a late entry): seated by TDA 10's
+        two-step draw among the tables with the fewest players, each draw recorded."""
+        strays = [e for e in self.alive() if e.table_id is None]
         for entry in strays:
-            target = self._open_seat(f"stray:{entry.id}:{self.hands}")
-            if target is not None:
-                await self._seat(entry, *target)
-
-    def _open_seat(self, purpose: str) -> tuple[Slot, int] | None:
-        """TDA 10's two-step draw: a table with a free seat, then a seat there; the table
-        with the fewest players first, so balance holds."""
-        assert self.seed is not None
-        rng = draws.Rng(self.seed, purpose)
-        free = [s for s in self.slots.values() if len(s.seats) < s.max_seats]
-        if not free:
-            return None
-        fewest = min(len(s.seats) for s in free)
-        slot = rng.choice(
-            sorted((s for s in free if len(s.seats) == fewest), key=lambda s: s.table_id)
-        )
-        seats = [i for i in range(slot.max_seats) if i not in slot.seats]
-        return slot, rng.choice(seats)
+            if self.seed is None or not self.slots:
+                return
+            purpose = f"stray:{entry.id}:{self.hands}:{self.moves_made}"
+            free = {
+                str(s.table_id): [i for i in range(s.max_seats) if i not in s.seats]
+                for s in self.slots.values()
+            }
+            drawn = open_seat(self.seed, purpose, free)
+            if drawn is None:
+                return
+            await self.books.draw(purpose, draws.SCHEME, self.commitment, {
+                "free": free, "drawn": list(drawn),
+            })  # fmt: skip
+            await self._seat(entry, self.slots[drawn[0]], drawn[1])
 
     async def _reveal(self) -> None:
         assert self.seed is not None
         for d in await self.books.draws():
             if d.purpose == "master":
                 await self.books.reveal(d.seq, self.seed.hex(), d.result)
+
+
+def balance_plan(seed: bytes, purpose: str, inputs: dict[str, Any]) -> balancing.Plan:
+    """The balancing plan from recorded inputs (the director's, and `verify --tournament`'s)."""
+    views = [
+        balancing.TableView(t, n, {int(k): e for k, e in seats.items()}, tuple(opened), busy)
+        for t, n, seats, opened, busy in inputs["views"]
+    ]
+    return balancing.plan(
+        views,
+        moved={int(k): v for k, v in inputs["moved"].items()},
+        rng=draws.Rng(seed, purpose),
+        final_table_seats=inputs["final_table_seats"],
+        break_order=inputs["break_order"],
+    )
+
+
+def moves_of(plan: balancing.Plan) -> list[list[int]]:
+    return [[m.entry_id, m.from_table, m.to_table, m.to_seat] for m in plan.moves]
+
+
+def open_seat(seed: bytes, purpose: str, free: dict[str, list[int]]) -> tuple[int, int] | None:
+    """TDA 10's two-step draw: a table (of those with the fewest players, so balance
+    holds), then one of its free seats."""
+    rng = draws.Rng(seed, purpose)
+    open_tables = {int(t): seats for t, seats in free.items() if seats}
+    if not open_tables:
+        return None
+    most = max(len(seats) for seats in open_tables.values())
+    table = rng.choice(sorted(t for t, seats in open_tables.items() if len(seats) == most))
+    return table, rng.choice(open_tables[table])
 
 
 COMMANDS: dict[str, Callable[[Director, dict[str, Any]], Awaitable[Any]]] = {}
@@ -741,31 +805,33 @@ async def _rebuild(d: Director) -> None:
 
 
 async def _cancel(d: Director, why: str) -> None:
+    """R36 before anyone busted: everything paid in goes back."""
     await d.books.refund_all()
+    await _close_all(d, why)
+
+
+async def _close_all(d: Director, why: str) -> None:
     d.status = "cancelled"
     d.clock_.stop(d.clock.monotonic())
-    for slot in list(d.slots.values()):
-        await d._send(slot, p.DirectorOrders(
-            tournament_id=d.id, epoch=d.books.epoch,
-            unseat=d_unseat(d, slot), close=True,
-        ))  # fmt: skip
     await d.save(finished_at=utcnow())
     if d.seed is not None:
         await d._reveal()
     await d.publish("cancelled", {"why": why})
-    d.done.set()
     log.info("tournament %s cancelled: %s", d.id, why)
+    for slot in list(d.slots.values()):
+        await d.close_table(slot)
 
 
 async def freeze(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     """R37: every table stops at the end of its hand, and the clock stops; resuming gives
     the clock and the level back exactly."""
     if d.status != "running":
-        raise DirectorError("not_running", "the tournament is not running")
+        raise TableError("not_running", "the tournament is not running")
     on = bool(args.get("frozen", True))
     if on and not d.frozen:
         d.frozen = True
         d.clock_.stop(d.clock.monotonic())
+        await _hold(d)
     elif not on and d.frozen:
         d.frozen = False
         d.clock_.run(d.clock.monotonic())
@@ -775,14 +841,28 @@ async def freeze(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     return {"frozen": d.frozen}
 
 
+async def _hold(d: Director) -> None:
+    """R37: no hand is dealt while frozen, not even one a table was let deal just before
+    (it waits out the pause between hands): the go is taken back. A table whose hand is on
+    finishes it and reports as usual."""
+    for slot in list(d.slots.values()):
+        if not slot.in_hand:
+            continue
+        answer = await d._send(slot, p.DirectorOrders(
+            tournament_id=d.id, epoch=d.books.epoch, hold=True,
+        ))  # fmt: skip
+        if answer is not None and not answer["in_hand"] and answer["reported"] == slot.reported:
+            slot.in_hand = False  # taken back: between hands, as after its last report
+
+
 async def cancel(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     """R36: the host may cancel until the first bust (everyone refunded); an operator also
     later: the prizes decided stay paid, the rest of the pool is shared by chips."""
     if d.status != "running":
-        raise DirectorError("not_running", "the tournament is not running")
+        raise TableError("not_running", "the tournament is not running")
     anyone_out = any(e.status == "busted" for e in d.entries.values())
     if anyone_out and not args.get("operator"):
-        raise DirectorError(
+        raise TableError(
             "in_the_money_already",
             "a player is out already: only an operator may cancel now (docs/rules.md R36)",
         )
@@ -794,21 +874,19 @@ async def cancel(d: Director, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _chop(d: Director) -> None:
-    """R36 under way: the busts pending are placed, then the rest of the prize pool goes to
-    the players left in proportion to their chips (odd chips to the bigger stacks first)."""
+    """R36 under way: the busts pending are placed, then the prizes still to be won are
+    chopped (`payouts.chip_chop`: the sure prize each, the rest by chips); the players left
+    take the places by their chips."""
     await d._place()
     left = sorted(d.alive(), key=lambda e: (-e.chips, e.order))
-    paid = sum(e.prize or 0 for e in d.entries.values())
-    rest = d.pool - paid
-    total = sum(e.chips for e in left) or 1
-    shares = [rest * e.chips // total for e in left]
-    for i in range(rest - sum(shares)):
-        shares[i % len(shares)] += 1
-    placed = [(e.id, i + 1, shares[i]) for i, e in enumerate(left)]
+    paid = payouts.chip_chop(
+        d.prizes(), {e.id: e.chips for e in left}, {e.id: e.order for e in left}
+    )
+    placed = [(e.id, i + 1, paid[e.id]) for i, e in enumerate(left)]
     await d.books.pay(placed)
     for e, (_, place, prize) in zip(left, placed, strict=True):
         e.status, e.place, e.prize = "busted", place, prize
-    await _cancel(d, "cancelled by an operator: the prize pool shared by chips")
+    await _close_all(d, "cancelled by an operator: the prizes still to be won chopped by chips")
 
 
 async def entries_changed(d: Director, args: dict[str, Any]) -> dict[str, Any]:
@@ -868,9 +946,9 @@ async def pause_for_me(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     user, ms = int(args["user"]), int(args["ms"])
     entry = next((e for e in d.alive() if e.user_id == user), None)
     if entry is None or entry.table_id is None:
-        raise DirectorError("not_playing", "that player is not seated in this tournament")
+        raise TableError("not_playing", "that player is not seated in this tournament")
     if not 0 < ms <= entry.pause_left_ms:
-        raise DirectorError(
+        raise TableError(
             "allowance_spent", f"that player has {entry.pause_left_ms // 1000} s of pause left"
         )
     slot = d.slots[entry.table_id]
@@ -878,7 +956,7 @@ async def pause_for_me(d: Director, args: dict[str, Any]) -> dict[str, Any]:
         tournament_id=d.id, epoch=d.books.epoch, bank_add={str(user): ms},
     ))  # fmt: skip
     if answer is None:
-        raise DirectorError("try_again", "the player's table did not answer: try again")
+        raise TableError("try_again", "the player's table did not answer: try again")
     entry.pause_left_ms -= ms
     entry.time_bank_ms += ms
     await d.books.set_bank(entry.id, entry.time_bank_ms, entry.pause_left_ms)
@@ -894,27 +972,27 @@ async def buy_chips(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     kind, user = str(args["kind"]), int(args["user"])
     cfg = d.t.rebuy
     if d.status != "running" or not cfg:
-        raise DirectorError("no_rebuys", "this tournament has no rebuys")
+        raise TableError("no_rebuys", "this tournament has no rebuys")
     entry = next((e for e in d.alive() if e.user_id == user), None)
     if entry is None or entry.table_id is None or entry.table_id not in d.slots:
-        raise DirectorError("not_playing", "you have no seat in this tournament just now")
+        raise TableError("not_playing", "you have no seat in this tournament just now")
     period = int(cfg["levels"])
     starting = int(d.t.starting_chips)
     if kind == "rebuy":
         if d.clock_.level >= period:
-            raise DirectorError("rebuys_over", "the rebuy period is over")
+            raise TableError("rebuys_over", "the rebuy period is over")
         if entry.chips > starting:
-            raise DirectorError(
+            raise TableError(
                 "stack_too_big", f"a rebuy is at or below the starting stack ({starting} chips)"
             )
         chips, price, fee = int(cfg.get("chips") or starting), int(cfg["price"]), int(cfg["fee"])
     else:
         if cfg.get("addon_price") is None:
-            raise DirectorError("no_addon", "this tournament has no add-on")
+            raise TableError("no_addon", "this tournament has no add-on")
         if d.clock_.level != period:
-            raise DirectorError("addon_closed", "the add-on is taken in the level after the rebuys")
+            raise TableError("addon_closed", "the add-on is taken in the level after the rebuys")
         if entry.addon:
-            raise DirectorError("addon_taken", "you have taken the add-on already")
+            raise TableError("add_on_taken", "you have taken the add-on already")
         chips = int(cfg.get("addon_chips") or starting)
         price, fee = int(cfg["addon_price"]), int(cfg.get("addon_fee") or 0)
     order = p.AddChips(

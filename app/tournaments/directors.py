@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.fanout import BaseFanout
 from app.store import leases
@@ -110,9 +111,15 @@ class Directors:
             due = list(await s.scalars(_due()))
         return [tid for tid in due if await self.start_now(tid)]
 
-    async def start_now(self, tournament_id: int) -> bool:
+    async def start_now(
+        self,
+        tournament_id: int,
+        within: Callable[[AsyncSession], Awaitable[object]] | None = None,
+    ) -> bool:
         """Run the tournament's director here if its lease is free (a sit & go that just
-        filled, a host starting early, a failover); False if another process has it."""
+        filled, a host starting early, a failover); False if another process has it.
+        `within` writes in the claim's own transaction (a simulation's last entry: no other
+        process's heartbeat can take the sit & go the moment it fills)."""
         if self.stopping:
             return False
         async with self._placing:
@@ -123,6 +130,8 @@ class Directors:
                 epoch = await leases.claim(
                     s, tournament_id, self.owner, seconds=self.lease_seconds, model=TournamentLease
                 )
+                if epoch is not None and within is not None:
+                    await within(s)
             if epoch is None:
                 return False
             self.epochs[tournament_id] = epoch

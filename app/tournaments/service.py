@@ -9,6 +9,9 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from app.engine.tournament import draws, payouts
 from app.store import accounts, leases
 from app.store import tournaments as store
@@ -65,31 +68,39 @@ async def create(
 
 
 async def add_bots(db: Database, tournament_id: int, count: int) -> int:
-    """Bots registered like players: each is granted exactly its buy-in and fee by the bank
-    first, so the prize pool holds what the ledger says."""
+    """Bots registered like players, one transaction each (`enter_bot`)."""
     async with db.session() as s:
         t = await store.get_tournament(s, tournament_id)
-    price = int(t.buy_in) + int(t.fee)
     for i in range(count):
         async with db.transaction() as s:
-            user = await accounts.register(
-                s,
-                name=bot_account(BOT_NAMES[i % len(BOT_NAMES)]),
-                email=f"bot{secrets.token_hex(4)}@bots.example.com",
-                password_hash=BOT_HASH,
-                starting_balance=price,
-            )
-            await store.enter(
-                s, tournament_id, user.id, key=f"bot:{tournament_id}:{user.id}", kind="entry",
-                chips=int(t.starting_chips), price=int(t.buy_in), fee=int(t.fee), bot=True,
-            )  # fmt: skip
+            await enter_bot(s, t, i)
     return count
+
+
+async def enter_bot(s: AsyncSession, t: Tournament, i: int) -> None:
+    """The `i`th bot, in the caller's transaction: granted exactly its buy-in and fee by the
+    bank first, so the prize pool holds what the ledger says."""
+    user = await accounts.register(
+        s,
+        name=bot_account(BOT_NAMES[i % len(BOT_NAMES)]),
+        email=f"bot{secrets.token_hex(4)}@bots.example.com",
+        password_hash=BOT_HASH,
+        starting_balance=int(t.buy_in) + int(t.fee),
+    )
+    await store.enter(
+        s, t.id, user.id, key=f"bot:{t.id}:{user.id}", kind="entry",
+        chips=int(t.starting_chips), price=int(t.buy_in), fee=int(t.fee), bot=True,
+    )  # fmt: skip
 
 
 async def _may_enter(db: Database, t: Tournament, user_id: int, reentry: bool) -> str:
     """The status a new entry gets, or a refusal: before the start it is registered;
     during late registration it plays at once (R35)."""
     if t.status == "registering":
+        if t.opens_at is not None and utcnow() < t.opens_at:
+            raise TableError(
+                "registration_not_open", f"registration opens at {t.opens_at.isoformat()}"
+            )
         return "registered"
     if t.status == "running" and int(t.level) < int(t.late_levels or 0):
         return "registered"
@@ -297,8 +308,12 @@ async def start_early(db: Database, t: Tournament, start: Start) -> dict[str, An
         count = sum(1 for e in await store.entries(s, t.id) if e.status == "registered")
     if count < 2:
         raise TableError("too_few_players", "a tournament starts with 2 players at least")
-    async with db.transaction() as s:
-        await store.save_director(s, t.id, {"min_players": 2})
+    async with db.transaction() as s:  # a setting, not the director's: it has none yet
+        await s.execute(
+            update(Tournament)
+            .where(Tournament.id == t.id, Tournament.status == "registering")
+            .values(min_players=2)
+        )
     if not await start(t.id):
         raise TableError("tournament_moving", "the tournament is starting elsewhere")
     return {"started": True}

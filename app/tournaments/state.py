@@ -48,6 +48,7 @@ class Slot:
     in_hand: bool = True  # until it reports: a table is assumed busy
     reported: int | None = None  # the hand number of its last report
     round: int | None = None  # the hand-for-hand round it was last let deal
+    told: bool = False  # told to wait since its last report (said once)
 
 
 @dataclass(slots=True)

@@ -173,7 +173,8 @@ class DirectorOrders(_Mail):
     """What a tournament's director tells one of its tables, in its lease's `epoch` (a
     table refuses orders older than the newest it took: a stale director changes nothing).
     `unseat` only between hands; `deal` lets the table deal its next hand (one hand each:
-    the director answers every hand's report); `round` numbers a hand-for-hand hand."""
+    the director answers every hand's report), `hold` takes that back while the hand waits
+    out its pause (the tournament froze); `round` numbers a hand-for-hand hand."""
 
     tournament_id: int
     epoch: Annotated[int, Field(ge=1)]
@@ -181,6 +182,7 @@ class DirectorOrders(_Mail):
     seat: list[SeatOrder] = []
     stakes: Stakes | None = None
     deal: bool = False
+    hold: bool = False  # R37 (a freeze): a go whose hand is not dealt yet is taken back
     round: int | None = None
     refill_ms: Annotated[int, Field(ge=0)] = 0  # R27: added to every time bank here
     bank_cap_ms: Annotated[int, Field(ge=0)] = 0

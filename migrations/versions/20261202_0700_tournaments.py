@@ -83,7 +83,7 @@ def _tournaments() -> None:
         *_ints("late_levels"),
         sa.Column("rebuy", sa.JSON(), nullable=True),
         *_ints("action_timer_ms", "time_bank_ms", "pause_allowance_ms", "hand_pause_ms"),
-        *_ints("time_bank_refill_ms"),
+        sa.Column("time_bank_refill_ms", sa.Integer(), nullable=False, server_default="5000"),
         *_ints("bot_delay_ms", "bots"),
         sa.Column("status", sa.String(16), nullable=False),
         *_flags("private", "reentry", "frozen", "hand_for_hand"),
@@ -121,7 +121,8 @@ def _entries() -> None:
         *_ints("table_id", "seat", "place", "bust_round", nullable=True),
         *_ints("prize", "bust_hand", "bust_stack", big=True, nullable=True),
         *_ints("moves", "rebuys"),
-        *_flags("addon", "refunded", "bot"),
+        *_flags("addon", "refunded"),
+        sa.Column("bot", sa.Boolean(), nullable=False, server_default=sa.false()),
         _stamp("registered_at", nullable=False),
         *_checks(
             "tournament_entries",

@@ -36,6 +36,8 @@ WRONG: dict[str, list[Any]] = {
     "private": [1, "yes", None],
     "sit_out_limit": [3.5, "3", True, 1001],
     "bot_delay_ms": [800.5, "800", True, 60_001, 0, 99],  # below a floor
+    "raise_cap": [1, "false", None],
+    "open_pair": ["tda", 14, None],
 }
 BASE = {"name": "Strict", "small_bet": 100, "ante": 10}
 

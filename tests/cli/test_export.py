@@ -246,7 +246,8 @@ async def test_the_period_takes_the_hands_that_ended_in_it(
         (["--since", "2026-13-01"], "'2026-13-01' is not an ISO date or time"),
         (["--since", "yesterday"], "'yesterday' is not an ISO date or time"),
         (["--since", "2026-11-01", "--until", "1 Nov"], "'1 Nov' is not an ISO date or time"),
-        ([], "the following arguments are required: --since"),
+        ([], "give --since (a period) or --tournament ID, one of them"),
+        (["--since", "2026-11-01", "--tournament", "1"], "one of them"),
         (["--since", "2026-11-01", "--format", "csv"], "invalid choice: 'csv'"),
     ],
 )

@@ -1,0 +1,122 @@
+"""R35 at the tables: a re-entry, a rebuy and the add-on in one tournament, the chips in
+play and the prize pool checked after each."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from app.tables import Table
+from tests.tournaments.harness import (
+    Deal,
+    Person,
+    Server,
+    by_registration,
+    play_call_down,
+    play_fold,
+    play_raise,
+)
+
+PRICE, FEE, CHIPS = 1000, 100, 100
+LEVELS = {"levels": [
+    {"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "minutes": 2},
+    {"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "minutes": 2},
+    {"ante": 20, "bring_in": 30, "small_bet": 100, "big_bet": 200, "minutes": 60},
+]}  # fmt: skip
+REBUYS = {"levels": 1, "price": PRICE, "fee": FEE, "addon_price": PRICE, "addon_fee": FEE}
+
+
+class Books:
+    """What the money and the chips must be after each step."""
+
+    def __init__(self, server: Server, tid: int, people: list[Person]) -> None:
+        self.server, self.tid, self.people = server, tid, people
+        self.paid = {p.id: 0 for p in people}
+        self.chips = 0
+
+    def bought(self, who: Person) -> None:
+        self.paid[who.id] += PRICE + FEE
+        self.chips += CHIPS
+
+    async def check(self) -> None:
+        s = self.server
+        assert await s.pool(self.tid) == PRICE * sum(v // (PRICE + FEE) for v in self.paid.values())
+        for who in self.people:
+            assert await s.balance(who.id) == 100_000 - self.paid[who.id]
+        assert sum(int(e.chips) for e in await s.entries(self.tid)) == self.chips
+        await s.ledger_ok()
+
+
+async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
+    server: Server,
+) -> None:
+    """Four players at one table, 100 chips each: a rebuy, a re-entry and the add-on, each
+    paying its price into the prize pool and its fee to the house, each a starting stack.
+    Ann buys again in the first hand (while Dan, away, is on the clock): her chips wait
+    behind and join her stack when the hand ends. Cy raises all his chips and loses them
+    to Ann, and enters again during late registration with a new full stack. In the level
+    after the rebuy period Bea takes the add-on, once."""
+    host = await server.person("host")
+    starts = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    tid = await server.create(
+        host, seats_per_table=6, buy_in=PRICE, fee=FEE, starting_chips=CHIPS,
+        structure=LEVELS, start="scheduled", starts_at=starts, max_players=10, late_levels=2,
+        reentry=True, rebuys=REBUYS,
+    )  # fmt: skip
+    ann, bea, cy, dan = people = [await server.person(n) for n in ("ann", "bea", "cy", "dan")]
+    books = Books(server, tid, people)
+    for who in people:
+        assert (await server.register(who, tid)).status_code == 200
+        books.bought(who)
+    await books.check()
+    started = await server.post(host, f"/api/tournaments/{tid}/host", {"type": "start"})
+    assert started.status_code == 200, started.text
+    director = await server.begun(tid)
+    server.puppets.update({ann.id: play_call_down, bea.id: play_fold, cy.id: play_raise})
+    calm = by_registration(server, [bea.id, ann.id, cy.id, dan.id])  # Bea wins on
+
+    def policy(table: Table) -> Deal:
+        if table.hands_played == 0:
+            return Deal([ann.id, bea.id, dan.id, cy.id], bring_in=cy.id, folds={bea.id, dan.id})
+        return calm(table)
+
+    server.rig(tid, policy)
+    (table,) = server.tables(tid)
+
+    def dan_to_act() -> bool:
+        hand = table.hand
+        seat = hand.to_act if hand is not None else None
+        return seat is not None and table.hand_users[seat] == dan.id
+
+    await server.run_until(tid, dan_to_act)
+    r = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb1"})
+    assert r.status_code == 200, r.text
+    assert r.json()["behind"] is True and r.json()["chips"] == CHIPS  # in a hand: behind
+    books.bought(ann)
+    stack = table.seats[table.by_user[ann.id]].stack
+    await server.run_until(tid, lambda: table.hands_played == 1)
+    won = table.seats[table.by_user[ann.id]].stack
+    assert cy.id not in table.by_user  # his chips are Ann's now
+    assert won > stack + CHIPS  # her hand's winnings and, behind them, the rebuy's chips
+    await books.check()
+
+    server.puppets.update({bea.id: play_call_down, cy.id: play_call_down})
+    r = await server.register(cy, tid, request_id="again")
+    assert r.status_code == 200 and r.json() == {"registered": True, "entry": "reentry"}
+    books.bought(cy)
+    await server.settle(tid)
+    mine = [e for e in await server.entries(tid) if e.user_id == cy.id]
+    assert [(e.number, e.status) for e in mine] == [(1, "busted"), (2, "playing")]
+    assert int(mine[1].chips) == CHIPS and mine[1].table_id == table.id
+    await books.check()
+
+    await server.run_until(tid, lambda: director.clock_.level == 1 and table.hand is None)
+    r = await server.post(bea, f"/api/tournaments/{tid}/addon", {"request_id": "ad1"})
+    assert r.status_code == 200, r.text
+    assert r.json()["behind"] is False and r.json()["chips"] == CHIPS
+    books.bought(bea)
+    await books.check()
+    again = await server.post(bea, f"/api/tournaments/{tid}/addon", {"request_id": "ad2"})
+    assert again.status_code == 400 and again.json()["detail"]["code"] == "addon_taken"
+    late = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb2"})
+    assert late.status_code == 400 and late.json()["detail"]["code"] == "rebuys_over"
+    await books.check()
