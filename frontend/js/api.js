@@ -29,8 +29,11 @@ function describe(status, body) {
   return new ApiError(status, "error", t("error.status", { status }));
 }
 
-export async function api(method, path, body) {
+/** `timeoutMs`: a request not answered by then is given up (a page that asks again every few
+ * seconds must not wait forever on one). */
+export async function api(method, path, body, { timeoutMs = null } = {}) {
   const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (timeoutMs) init.signal = AbortSignal.timeout(timeoutMs);
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -38,7 +41,8 @@ export async function api(method, path, body) {
   let res;
   try {
     res = await fetch(path, init);
-  } catch {
+  } catch (err) {
+    if (err.name === "TimeoutError") throw new ApiError(0, "timeout", t("error.no_answer"));
     throw new ApiError(0, "offline", t("error.offline"));
   }
   const type = res.headers.get("content-type") || "";
@@ -47,7 +51,7 @@ export async function api(method, path, body) {
   return data;
 }
 
-export const get = (path) => api("GET", path);
+export const get = (path, options) => api("GET", path, undefined, options);
 export const post = (path, body = {}) => api("POST", path, body);
 
 /** The logged-in player's profile, or null. */

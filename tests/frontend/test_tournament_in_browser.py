@@ -1,18 +1,17 @@
 """A tournament in three browsers: a host makes a private sit & go with a password through the
 host form (10 players, tables of 4, 7 bots, hyper levels by hands), the host and two players
-enter it by its invite link, and it plays to its end by itself (the people's turns play by
-the clock, R28). Each person's table page follows them when the director moves them (R33):
-the "moved" notice, the address of the new table, and no reload (a mark set on the page is
-still there); each sees "You finished …" in their language (R31); the seed's commitment is
-checked in the browser once revealed (R38); the summary is downloadable and mailed in the
-player's language (Dutch here).
+enter it by its invite link, and it plays to its end. Each person's table page follows them
+when the director moves them (R33): the "moved" notice, the address of the new table, and no
+reload (a mark set on the page is still there); each sees "You finished …" in their language
+(R31); the seed's commitment is checked in the browser once revealed (R38); the summary is
+downloadable and mailed in the player's language (Dutch here).
 
 Who is moved is the director's draw, so the test makes sure the people are there when the
-field shrinks: each takes one rebuy at the start (R35) worth 5 starting stacks. Bots call
-everything and people fold what they need not play, so the bots go out first; the people
-reach the last two tables, where tables break and the final table is drawn, so one of the
-three changes tables in practice every time (the three can never all sit at the one table
-that stays: the tables are balanced).
+field shrinks: each takes one rebuy at the start (R35) worth 5 starting stacks, and plays as
+the bots do (bring in, check, call, show: pressing the buttons their page offers), so the bots
+tend to go out first and the people reach the last two tables, where tables break and the
+final table is drawn: one of the three changes tables in practice every time (the three can
+never all sit at the one table that stays while the tables are balanced).
 """
 
 from __future__ import annotations
@@ -35,7 +34,20 @@ NAME = "Moving Day"
 DOOR = "green-baize"  # the tournament's password
 START_CHIPS = 1500
 REBUY_CHIPS = 5 * START_CHIPS
-FINISH_MS = 12 * 60_000  # a whole sit & go at the floor of the pace a host may choose
+FINISH_MS = 10 * 60_000  # a whole sit & go at the floor of the pace a host may choose
+
+# a person at the table who plays as the bots do, by pressing what the action bar offers
+# whenever it offers something (the page's own buttons; the 1 s clock plays if it does not)
+PLAY_JS = """() => {
+  const order = ["bring_in", "check", "call", "show", "muck", "fold"];
+  window.__playing = setInterval(() => {
+    const bar = document.querySelector(".action-bar");
+    for (const action of order) {
+      const b = bar && bar.querySelector(`button.act[data-action="${action}"]`);
+      if (b && !b.disabled) return b.click();
+    }
+  }, 50);
+}"""
 
 TOAST_JS = """() => {
   const last = [...document.querySelectorAll("#toasts .toast")].pop();
@@ -50,7 +62,10 @@ ASK_JS = """(path) => {
   const slot = (box[path] ||= { busy: false, data: null });
   if (!slot.busy) {
     slot.busy = true;
-    fetch(path).then((r) => r.json()).then((d) => { slot.data = d; })
+    fetch(path, { signal: AbortSignal.timeout(5000) })  // a request left unanswered: ask again
+      .then((r) => r.json())
+      .then((d) => { slot.data = d; })
+      .catch(() => null)
       .finally(() => { slot.busy = false; });
   }
   const d = slot.data;
@@ -120,7 +135,7 @@ def host_sit_and_go(host: Player, base_url: str) -> str:
     field("starting_chips").fill(str(START_CHIPS))
     field("structure").select_option("preset")
     field("speed").select_option("hyper")
-    field("by_hands").fill("2")
+    field("by_hands").fill("1")
     field("payouts").select_option("sng_50_30_20")
     field("max_players").fill("10")
     field("bots").fill("7")
@@ -190,6 +205,7 @@ def sit_down(player: Player, seen: list[str]) -> None:
     seen.append(page.url)
     page.on("framenavigated", lambda f: seen.append(f.url) if f == page.main_frame else None)
     page.evaluate("() => { window.__marker = 'the same page'; }")
+    page.evaluate(PLAY_JS)
 
 
 def tables_of(urls: list[str]) -> list[int]:
@@ -207,6 +223,7 @@ def no_overflow(page: Page) -> None:
     assert wide <= 1, f"the page is {wide}px wider than the phone"
 
 
+@pytest.mark.timeout(900)
 def test_r33_a_private_sit_and_go_moves_its_players_and_tells_each_their_place(
     server_url: str, browser: Browser, shots_dir: Path, mailbox: Mailbox
 ) -> None:
@@ -280,6 +297,9 @@ def test_r33_a_private_sit_and_go_moves_its_players_and_tells_each_their_place(
         assert f"tournament-{tid}-summary.txt" in names, names
         for person in (host, ann, bram):
             assert not person.errors, (person.name, person.errors)
+        # R35: the prize pool holds every price paid in: 10 buy-ins of $10 and 3 rebuys of $1
+        pool = f"prize pool {en_money(10 * 1000 + 3 * 100)}"
+        expect(host.page.locator(".tour-payouts .sub")).to_contain_text(pool)
     finally:
         for ctx in contexts:
             ctx.close()

@@ -25,7 +25,7 @@ export function tournamentStrip() {
     clearTimeout(timer);
     const asked = id;
     try {
-      const found = await get(`/api/tournaments/${asked}`);
+      const found = await get(`/api/tournaments/${asked}`, { timeoutMs: ASK_EVERY * 3 });
       if (asked !== id) return;
       page = found;
       fetchedAt = performance.now();

@@ -13,6 +13,7 @@ import { levelsTable } from "./levels.js";
 import { buyIn, levelLeft, payoutName, requestId, stakesText, statusName, when } from "./words.js";
 
 const POLL_MS = 2000;
+const ASK_MS = 8000; // an answer later than this is given up: the next poll asks again
 
 export async function tournamentPage(root, id, user, { go, invite = null }) {
   const path = `/api/tournaments/${id}`;
@@ -237,7 +238,7 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
   async function load() {
     clearTimeout(timer);
     try {
-      data = await get(path + query);
+      data = await get(path + query, { timeoutMs: ASK_MS });
       fetchedAt = performance.now();
       document.title = t("title.page", { page: data.name });
       draw();
