@@ -149,6 +149,17 @@ class Director:
                 self.post(Reported(body))
 
     async def _run(self) -> None:
+        try:
+            await self._loop()
+        finally:  # whoever still waits is answered: the tournament moved on or ended
+            while not self.mailbox.empty():
+                _, future = self.mailbox.get_nowait()
+                if future is not None and not future.done():
+                    future.set_exception(
+                        TableError("tournament_moving", "the tournament's director stopped")
+                    )
+
+    async def _loop(self) -> None:
         while not self.done.is_set():
             msg, future = await self.mailbox.get()
             while not self.holds():  # a renewal in doubt: nothing goes out until it is settled
