@@ -139,6 +139,11 @@ class Player:
                     hand = frame.get("hand")
                     if hand and hand.get("legal") and self.acting:  # joined during our turn
                         frame = {"type": "turn", "seat": self.seat, **hand}
+                elif frame.get("type") == "seats":
+                    # seated after the snapshot (a tournament's moved player): the browser
+                    # finds its seat the same way, by its user id among the seats
+                    mine = [s["seat"] for s in frame["seats"] if s["user_id"] == self.user_id]
+                    self.seat = mine[0] if mine else None
                 if frame.get("type") == "turn" and frame["seat"] == self.seat and self.acting:
                     await self.before_acting(frame)
                     await self.ws.send(json.dumps(self.answer(frame)))

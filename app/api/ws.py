@@ -195,11 +195,12 @@ class Connection:
                 await self.catch_up(moved)
 
     def _moved_to(self, text: str) -> int | None:
-        """The table this socket's player was moved to by their tournament's director."""
+        """The table this socket's player was moved to by their tournament's director; None
+        for a new seat at this same table (a final table's redraw), whose events go on."""
         body = from_json(text)
         if body.get("type") == "moved" and body.get("user_id") == self.player.user_id:
             to = body.get("to_table")
-            return to if isinstance(to, int) else None
+            return to if isinstance(to, int) and to != self.table.id else None
         return None
 
     async def follow(self, table_id: int) -> None:
@@ -208,8 +209,6 @@ class Connection:
         word, never the client's) and sends its snapshot."""
         user = self.player.user_id
         old = self.table
-        if table_id == old.id:
-            return  # a final table's redraw: a new seat at the same table
         new = RoutedTable(old.router, table_id)
         await self.sub.add(channels.table(table_id), channels.user(table_id, user))
         await self.sub.remove(channels.table(old.id), channels.user(old.id, user))

@@ -108,16 +108,20 @@ class Human(Player):
 
 def check_story(human: Human) -> None:
     """What one socket was sent, table by table: from each snapshot on, every numbered
-    event follows the one before, and no other seat's down card came."""
+    event follows the one before, and no other seat's down card came. The player's seat is
+    the snapshot's, or the one a later `seats` gives them (a moved player may be seated at
+    the new table after its snapshot reached them)."""
     last: int | None = None
-    segment: list[Frame] = []
     seat: int | None = None
-    for f in [*human.frames, {"type": "snapshot", "v": 0, "you": {"seat": None}}]:
-        if f.get("type") == "snapshot":
-            assert leaked_down_cards(segment, seat) == []
-            segment, seat, last = [], f["you"]["seat"], int(f["v"])
+    for f in human.frames:
+        kind = f.get("type")
+        if kind == "snapshot":
+            seat, last = f["you"]["seat"], int(f["v"])
             continue
-        segment.append(f)
+        if kind == "seats":
+            mine = [s["seat"] for s in f["seats"] if s["user_id"] == human.user_id]
+            seat = mine[0] if mine else None
+        assert leaked_down_cards([f], seat) == [], f"a down card of another seat: {f}"
         if "v" in f and last is not None:
             assert f["v"] == last + 1, f"event {f['v']} after {last}: {f}"
             last = int(f["v"])
