@@ -4,9 +4,10 @@ crosses Redis. Redis (a server of this test's own, on a loopback port: the share
 up for the other tests) is stopped in the middle of a hand and started again. Every process
 notices it go and come back (its log). The table stops its clock meanwhile: a chat line
 said at the table's own process is refused (`table_frozen`, R19's clock is stopped too), and
-what the table does say (a watcher there leaves: the observer count) cannot be published,
-so the clients elsewhere get it only by resyncing, and they must, once, with no event
-missing. Commands resume, the hand goes on and more hands follow, and no chip moved wrongly
+what the table does say (a watcher there leaves: the observer count) cannot be published
+then: it is held, and the clients elsewhere get it once, with no event missing, whichever
+way it reaches them when Redis is back (published late, or by the resync a socket makes
+after the gap in its subscription). Commands resume, the hand goes on and more hands follow, and no chip moved wrongly
 (`ledger check`)."""
 
 from __future__ import annotations
