@@ -7,8 +7,8 @@ said at the table's own process is refused (`table_frozen`, R19's clock is stopp
 what the table does say (a watcher there leaves: the observer count) cannot be published
 then: it is held, and the clients elsewhere get it once, with no event missing, whichever
 way it reaches them when Redis is back (published late, or by the resync a socket makes
-after the gap in its subscription). Commands resume, the hand goes on and more hands follow, and no chip moved wrongly
-(`ledger check`)."""
+after the gap in its subscription). Commands resume, the hand goes on and more hands
+follow, and no chip moved wrongly (`ledger check`)."""
 
 from __future__ import annotations
 
