@@ -13,16 +13,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
 
 from app.api.deps import DB, CurrentPlayer, OptionalPlayer, PasswordHashing, Services
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices
 from app.store.errors import TournamentNotFound
-from app.store.lease_models import TournamentLease
-from app.store.types import utcnow
 from app.tables import TableError
-from app.tournaments import service, summary
+from app.tournaments import reach, service, summary
 from app.tournaments.spec import MAX_PASSWORD, TournamentSpec
 
 router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
@@ -60,21 +57,8 @@ class HostCommand(BaseModel):
 
 async def tell(services: TableServices, tournament_id: int, name: str, args: dict[str, Any]) -> Any:
     """A command for the tournament's director, here or on the process holding its lease."""
-    directors = services.directors
-    assert directors is not None
-    if directors.get(tournament_id) is not None:
-        return await directors.command(tournament_id, name, args)
-    async with services.db.session() as s:
-        owner = await s.scalar(
-            select(TournamentLease.owner).where(
-                TournamentLease.tournament_id == tournament_id,
-                TournamentLease.expires_at > utcnow(),
-            )
-        )
-    if owner is None or owner == services.router.me:
-        raise TableError("tournament_moving", "the tournament's director is moving: try again")
-    return await services.router.ask_process(
-        owner, "tournament", {"id": tournament_id, "name": name, "args": args}
+    return await reach.tell(
+        services.db, services.router, services.directors, tournament_id, name, args
     )
 
 
