@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
+from app.cli.tables import NoTables
 from app.cli.tournament_ops import EXIT_OK, EXIT_REFUSED, operate_and_say, through
 from app.engine.tournament import payouts
 from app.fanout import channels
+from app.store.directory import Directory
 from app.tables import Table
+from app.tables.router import TableRouter
 from app.tournaments import service
 from app.tournaments.spec import TournamentSpec
 from tests.tournaments.harness import (
@@ -115,6 +118,36 @@ async def test_r37_an_operator_freezes_and_resumes_a_public_tournament(server: S
     kinds = [e["type"] for e in server.events(channels.tournament(tid), "frozen")]
     kinds += [e["type"] for e in server.events(channels.tournament(tid), "resumed")]
     assert kinds == ["frozen", "resumed"]
+
+
+async def test_r37_the_operator_command_reaches_the_director_on_another_process(
+    server: Server,
+) -> None:
+    """As from the command line: its own router (no tables) asks the process holding the
+    lease, over the fan-out, and the freeze is that process's director's."""
+    server.services.router.directory = Directory(server.db, lease_seconds=60)
+    await server.services.router.start()  # the server's process now hears routed requests
+    host = await server.person("host")
+    tid = await server.create(host, seats_per_table=3, structure=LEVELS, max_players=3)
+    await server.bots(tid, 3)
+    director = await server.start(tid)
+    server.rig(tid, by_registration(server, []))
+    await server.run_until(tid, lambda: server.clock.monotonic() >= 5)
+    cli = TableRouter(
+        NoTables(),
+        server.services.fanout,
+        me="operator",
+        directory=Directory(server.db, lease_seconds=60),
+    )
+    await cli.start()
+    try:
+        told = through(server.db, cli)
+        assert await operate_and_say(server.db, told, tid, "freeze") == EXIT_OK
+        assert director.frozen and (await server.tournament(tid)).frozen
+        assert await operate_and_say(server.db, told, tid, "resume") == EXIT_OK
+        assert not director.frozen
+    finally:
+        await cli.stop()
 
 
 async def test_r36_r37_the_operators_refusals_exit_1_and_change_nothing(
