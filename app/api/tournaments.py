@@ -13,16 +13,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
 
 from app.api.deps import DB, CurrentPlayer, OptionalPlayer, PasswordHashing, Services
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices
 from app.store.errors import TournamentNotFound
-from app.store.lease_models import TournamentLease
-from app.store.types import utcnow
 from app.tables import TableError
-from app.tournaments import service, summary
+from app.tournaments import reach, service, summary
 from app.tournaments.spec import MAX_PASSWORD, TournamentSpec
 
 router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
@@ -36,7 +33,7 @@ def _refused(exc: TableError) -> Exception:
         return from_table(TableError("no_such_tournament", "no such tournament"), 404)
     if exc.code in FORBIDDEN:
         return from_table(exc, 403)
-    if exc.code == "invalid_tournament":
+    if exc.code in ("invalid_tournament", "invalid_levels"):
         return from_table(exc, 422)
     if exc.code in ("server_unreachable", "unavailable", "tournament_moving"):
         return from_table(exc, 503)
@@ -52,28 +49,16 @@ class Entering(BaseModel):
 
 class HostCommand(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    type: Annotated[str, Field(pattern="^(start|freeze|resume|cancel|pause_for_me)$")]
+    type: Annotated[str, Field(pattern="^(start|freeze|resume|cancel|pause_for_me|edit_levels)$")]
     user_id: int | None = None
     seconds: Annotated[int, Field(ge=1, le=3600)] | None = None
+    levels: list[Any] | None = None  # edit_levels: checked as the host form's (`edited_levels`)
 
 
 async def tell(services: TableServices, tournament_id: int, name: str, args: dict[str, Any]) -> Any:
     """A command for the tournament's director, here or on the process holding its lease."""
-    directors = services.directors
-    assert directors is not None
-    if directors.get(tournament_id) is not None:
-        return await directors.command(tournament_id, name, args)
-    async with services.db.session() as s:
-        owner = await s.scalar(
-            select(TournamentLease.owner).where(
-                TournamentLease.tournament_id == tournament_id,
-                TournamentLease.expires_at > utcnow(),
-            )
-        )
-    if owner is None or owner == services.router.me:
-        raise TableError("tournament_moving", "the tournament's director is moving: try again")
-    return await services.router.ask_process(
-        owner, "tournament", {"id": tournament_id, "name": name, "args": args}
+    return await reach.tell(
+        services.db, services.router, services.directors, tournament_id, name, args
     )
 
 
@@ -179,8 +164,8 @@ async def addon(tournament_id: int, body: Buying, services: Services, player: Cu
 async def host(
     tournament_id: int, body: HostCommand, services: Services, player: CurrentPlayer
 ) -> Any:
-    """The host's commands: start early (2 players at least), freeze and resume, cancel, and
-    "pause for me" time for a player from their allowance."""
+    """The host's commands: start early (2 players at least), freeze and resume, cancel,
+    "pause for me" time for a player from their allowance, and the levels to come edited."""
     return await _caught(_host(services, tournament_id, player.user_id, body))
 
 
@@ -190,6 +175,12 @@ async def _host(services: TableServices, tournament_id: int, user: int, body: Ho
     t = await service.hosted(services.db, tournament_id, user)
     if body.type == "start":
         return await service.start_early(services.db, t, directors.start_now)
+    if body.type == "edit_levels":
+
+        async def told(tid: int, name: str, args: dict[str, Any]) -> Any:
+            return await tell(services, tid, name, args)
+
+        return await service.edit_levels(services.db, t, body.levels, told)
     if body.type == "cancel" and t.status == "registering":
         return await service.cancel_unstarted(services.db, t)
     if body.type in ("freeze", "resume"):

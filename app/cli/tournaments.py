@@ -1,4 +1,7 @@
-"""`python -m app tournaments simulate --players N --variant stud|stud8|razz|rotation --seed S
+"""`python -m app tournaments freeze|resume|cancel ID`: an operator's commands
+(`app.cli.tournament_ops`).
+
+`python -m app tournaments simulate --players N --variant stud|stud8|razz|rotation --seed S
 [--speed hyper] [--json FILE]`: a whole tournament of bots, played through the real server
 parts (the server's own start-up: its database, fan-out and process registry as the
 environment names them, the embedded default included; the director, the tables, the
@@ -24,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from app.cli.tournament_ops import add_operator_arguments, run_operator
 from app.config import get_settings
 from app.store import accounts
 from app.store import tournaments as store
@@ -37,6 +41,7 @@ EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True)
+    add_operator_arguments(actions)
     sim = actions.add_parser("simulate", help="play a whole tournament of bots to a winner")
     sim.add_argument("--players", type=int, required=True, help="entrants (2 or more)")
     sim.add_argument("--variant", choices=["stud", "stud8", "razz", "rotation"], default="stud")
@@ -50,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action != "simulate":
+        return run_operator(args)
     if args.players < 2:
         print("tournaments simulate: --players must be 2 or more", file=sys.stderr)
         return EXIT_UNUSABLE

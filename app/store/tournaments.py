@@ -167,6 +167,19 @@ async def save_director(
     await session.flush()
 
 
+async def save_structure(
+    session: AsyncSession,
+    tournament_id: int,
+    structure: Mapping[str, Any],
+    *,
+    fence: DirectorFence | None = None,
+) -> None:
+    """A host's edit of the levels to come (R26): the director's, fenced, once it runs."""
+    tournament = await _fenced(session, tournament_id, fence)
+    tournament.structure = dict(structure)
+    await session.flush()
+
+
 # --- entries: the money ----------------------------------------------------------------------
 
 

@@ -81,6 +81,11 @@ class Books:
             await self._fence(s)
             await store.save_director(s, self.id, values)
 
+    async def save_structure(self, structure: Mapping[str, Any]) -> None:
+        async with self.db.transaction() as s:
+            await self._fence(s)
+            await store.save_structure(s, self.id, structure)
+
     async def pay(self, placed: Sequence[tuple[int, int, int]]) -> None:
         async with self.db.transaction() as s:
             await self._fence(s)

@@ -30,6 +30,7 @@ from app.store.types import utcnow
 from app.tables.clock import Clock
 from app.tables.errors import TableError
 from app.tournaments.books import Books
+from app.tournaments.spec import edited_levels
 from app.tournaments.state import Bust, Entry, LevelClock, Slot
 from app.wire import process as p
 
@@ -901,6 +902,19 @@ async def _chop(d: Director) -> None:
     await _close_all(d, "cancelled by an operator: the prizes still to be won chopped by chips")
 
 
+async def edit_levels(d: Director, args: dict[str, Any]) -> dict[str, Any]:
+    """A host's edit of the levels to come (R26): the level in play and those before it
+    stay as they were; the next level change plays the new ones. Written before it is
+    used, so a director rebuilt after a crash plays them too."""
+    if d.status != "running":
+        raise TableError("not_running", "the tournament is not running")
+    structure = edited_levels(d.structure, d.clock_.level, args.get("levels"))
+    await d.books.save_structure(structure.to_dict())
+    d.structure = structure
+    await d.publish("levels", {"from_level": d.clock_.level + 2})
+    return {"from_level": d.clock_.level + 2, "levels": len(structure.levels)}
+
+
 async def entries_changed(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     """A late registration, a re-entry: the new entries are seated by the draw."""
     for e in await d.books.entries():
@@ -946,6 +960,7 @@ COMMANDS.update(
         "begin": begin,
         "freeze": freeze,
         "cancel": cancel,
+        "edit_levels": edit_levels,
         "entries": entries_changed,
         "view": view,
     }

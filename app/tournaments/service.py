@@ -13,6 +13,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.engine.tournament import draws, payouts
+from app.engine.tournament.structure import Structure
 from app.store import accounts, leases
 from app.store import tournaments as store
 from app.store.db import Database
@@ -23,7 +24,7 @@ from app.store.tournament_models import Tournament
 from app.store.types import utcnow
 from app.tables.bot_names import BOT_NAMES, bot_account
 from app.tables.errors import TableError
-from app.tournaments.spec import TournamentSpec
+from app.tournaments.spec import TournamentSpec, edited_levels
 
 Tell = Callable[[int, str, dict[str, Any]], Awaitable[Any]]  # a command for the director
 Start = Callable[[int], Awaitable[bool]]
@@ -334,3 +335,27 @@ async def cancel_unstarted(db: Database, t: Tournament) -> dict[str, Any]:
         await store.save_director(s, t.id, {"status": "cancelled", "finished_at": utcnow()})
         await leases.release(s, owner, [t.id], model=TournamentLease)
     return {"cancelled": True}
+
+
+async def edit_levels(db: Database, t: Tournament, levels: Any, tell: Tell) -> dict[str, Any]:
+    """A host's edit of the levels to come (R26): before the start written here (the
+    director's lease taken for it, as a cancellation is), once it runs by its director.
+    The first level (the one in play) is never changed."""
+    if t.status in ("finished", "cancelled"):
+        raise TableError("tournament_closed", f"the tournament is {t.status}")
+    if levels is None:
+        raise TableError("invalid_levels", "edit_levels names the levels")
+    if t.status == "running":
+        return dict(await tell(t.id, "edit_levels", {"levels": levels}))
+    owner = f"levels-{secrets.token_hex(6)}"
+    async with db.transaction() as s:
+        epoch = await leases.claim(s, t.id, owner, seconds=30, model=TournamentLease)
+        if epoch is None:
+            raise TableError("tournament_moving", "the tournament is starting: edit it again")
+        fresh = await store.get_tournament(s, t.id)
+        if fresh.status != "registering":
+            raise TableError("tournament_moving", "the tournament is starting: edit it again")
+        built = edited_levels(Structure.from_dict(fresh.structure), 0, levels)
+        await store.save_structure(s, t.id, built.to_dict())
+        await leases.release(s, owner, [t.id], model=TournamentLease)
+    return {"from_level": 2, "levels": len(built.levels)}

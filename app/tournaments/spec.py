@@ -146,4 +146,29 @@ class TournamentSpec(Strict):
             raise TableError("invalid_tournament", str(exc)) from None
 
 
-__all__ = ["MAX_PASSWORD", "MAX_PLAYERS", "Planned", "Preset", "Rebuys", "TournamentSpec"]
+def edited_levels(built: Structure, level: int, levels: Any) -> Structure:
+    """A host's edit (R26): the levels after `level` (0-based, the one in play, kept with
+    those before it) replaced by `levels`, checked as the host form's own level table is.
+    `invalid_levels` names what is wrong, counting levels from the first of the whole table."""
+    kept = [lv.to_dict() for lv in built.levels[: level + 1]]
+    try:
+        Levels.model_validate({"levels": levels, "open_pair": built.open_pair})
+        whole = Levels.model_validate({"levels": kept + list(levels), "open_pair": built.open_pair})
+        return Structure.from_dict({"levels": whole.levels, "open_pair": whole.open_pair})
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise TableError("invalid_levels", f"{where}: {first['msg']}") from None
+    except ValueError as exc:
+        raise TableError("invalid_levels", str(exc)) from None
+
+
+__all__ = [
+    "MAX_PASSWORD",
+    "MAX_PLAYERS",
+    "Planned",
+    "Preset",
+    "Rebuys",
+    "TournamentSpec",
+    "edited_levels",
+]
