@@ -4,11 +4,12 @@ table does (lichess's round actor is the model).
 
 Its tables deal one hand for each of its go's: after every hand a table reports (once the
 hand is written) and the director answers with orders: the busts placed and paid (R31,
-R34), the players moved (R33), the level's stakes (R26), and deal or wait (hand-for-hand
-R32, a break, a table waiting to be balanced, the tournament frozen R37). Every choice it
-makes by chance comes from the seed it committed to when the tournament was made (R38).
-Everything that outlives a crash is written first (`Books`, fenced by its lease): after
-kill -9 another process rebuilds it from the database and asks each table how it stands.
+R34), the players moved (R33), the level's stakes (R26), and deal or wait (hand-for-hand on
+the bubble and big pay jumps R32, a break, a table waiting to be balanced, the tournament
+frozen R37). Every choice it makes by chance comes from the seed it committed to when the
+tournament was made (R38). Everything that outlives a crash is written first (`Books`,
+fenced by its lease): after kill -9 another process rebuilds it from the database and asks
+each table how it stands.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.tournament import balancing, draws, payouts, places
+from app.engine.tournament import balancing, draws, payouts, places, table_rules
 from app.engine.tournament.structure import Level, Structure
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
@@ -568,18 +569,10 @@ class Director:
             await self._answer(slot, self.may_deal(slot), self.round)
 
     def _hand_for_hand(self) -> None:
-        """R32: on the bubble (the next bust puts everyone left in the money), while more
-        than one table plays, every table plays each hand together; a round's busts are
-        simultaneous. No other moment is played hand for hand (R32's reading)."""
-        left = len(self.alive())
-        prizes = self.prizes()
-        paid = len(prizes)
-
-        def prize(place: int) -> int:
-            return prizes[place - 1] if 0 < place <= paid else 0
-
-        bubble = prize(left) == 0 and prize(left - 1) > 0
-        on = len(self.slots) > 1 and bubble
+        """R32: while the next bust is on a big pay jump (the bubble, or a jump in the money:
+        `table_rules.big_pay_jump`) and more than one table plays, every table plays each
+        hand together; a round's busts are simultaneous. It ends between rounds."""
+        on = table_rules.hand_for_hand(len(self.alive()), self.prizes(), len(self.slots))
         if on and self.round is None:
             self.round = 0
         elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):

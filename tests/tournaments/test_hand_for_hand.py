@@ -1,17 +1,20 @@
-"""R32 at the tables: hand for hand on the bubble, and a round's busts at two tables placed
-as busts of one hand (R31)."""
+"""R32 at the tables: hand for hand on the bubble and at a big pay jump in the money, and a
+round's busts at two tables placed as busts of one hand (R31)."""
 
 from __future__ import annotations
 
 from app.engine.tournament import payouts
 from app.fanout import channels
 from app.tables import Table
-from tests.tournaments.harness import Deal, Server, by_registration
+from app.tournaments import service
+from app.tournaments.spec import TournamentSpec
+from tests.tournaments.harness import Deal, Seen, Server, by_registration
 
 LEVELS = {"levels": [
     {"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "hands": 4},
     {"ante": 90, "bring_in": 95, "small_bet": 100, "big_bet": 200, "hands": 100},
 ]}  # fmt: skip
+JUMPS = {"levels": [{"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "hands": 500}]}
 
 
 async def test_r32_on_the_bubble_tables_deal_together_and_a_rounds_busts_share_places(
@@ -104,3 +107,49 @@ async def test_r32_orders_to_a_table_in_a_hand_for_hand_hand_leave_its_round(
     reports = [r for r in server.events(channels.director(tid), "report") if r["hand"]]
     assert [r["round"] for r in reports if r["table"] == table.id][:1] == [1]
     assert sorted(r["round"] for r in reports[:2]) == [1, 1]
+
+
+async def test_r32_a_big_pay_jump_in_the_money_is_played_hand_for_hand_until_it_is_passed(
+    server: Server,
+) -> None:
+    """Sixteen bots, tables of three, top20 pays four (6234, 4156, 3117, 2493: 3rd pays 1.25
+    times 4th, a big jump). The biggest stack wins every hand (the decks are prearranged), so
+    the short stacks bleed out one after another. With five left the bubble is played hand
+    for hand, and with four left, in the money on two tables, hand for hand goes on: 4th's
+    bust is a big jump too. No table deals a round's hand while another plays the round
+    before; once three are left (one table) nothing is dealt hand for hand any more."""
+    spec = TournamentSpec.model_validate({
+        "name": "Jumps", "seats_per_table": 3, "buy_in": 1000, "fee": 0, "starting_chips": 100,
+        "structure": JUMPS, "payouts": "top20", "max_players": 16,
+    })  # fmt: skip
+    # a fixed seed: the same seat draw and moves every run, so the same busts
+    tid = (await service.create(server.db, spec, host_user_id=None, seed=bytes(range(32))))["id"]
+    order = await server.bots(tid, 16)
+    director = await server.start(tid)
+    assert payouts.prizes("top20", 16_000, 16) == [6234, 4156, 3117, 2493]
+
+    def policy(table: Table) -> Deal:
+        stack = {info.user_id: info.stack for info in table.seats.values()}
+        dealt = sorted(table.hand_users.values(), key=lambda u: (-stack[u], order.index(u)))
+        return Deal(dealt)
+
+    server.rig(tid, policy)
+    await server.run_until(tid, lambda: server.finished(tid))
+
+    def left(deal: Seen) -> int:
+        return sum(deal.seats.values())
+
+    round_of = {s.number: s.round for s in server.seen}
+    in_money = [s for s in server.seen if left(s) == 4]
+    assert len({s.table_id for s in in_money}) == 2  # four left: still two tables
+    assert in_money and all(s.round is not None for s in in_money)
+    assert [s for s in server.seen if left(s) == 5 and s.round is None] == []  # the bubble
+    for deal in (s for s in server.seen if s.round is not None):
+        others = [n for t, n in deal.playing.items() if t != deal.table_id and n is not None]
+        assert all(round_of[n] == deal.round for n in others), deal
+    past = [s for s in server.seen if left(s) <= 3]
+    assert past and all(s.round is None for s in past)
+    assert director.round is None
+    by_place = sorted((e.place, e.prize) for e in await server.entries(tid) if e.place)
+    assert [p for p, _ in by_place] == list(range(1, 17))
+    await server.ledger_ok()

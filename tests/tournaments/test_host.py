@@ -143,3 +143,45 @@ async def test_r36_once_a_player_is_out_the_host_cannot_cancel(server: Server) -
     assert (await server.tournament(tid)).status == "running" and director.status == "running"
     assert [await server.balance(who.id) for who in people] == [START - 1100] * 4
     await server.ledger_ok()
+
+
+async def test_r27_pause_for_me_adds_the_hosts_time_to_the_players_bank_within_the_allowance(
+    server: Server,
+) -> None:
+    """The host gives Ann 40 s of her 60 s allowance: her time bank at her table grows by
+    40 s at once, and her entry keeps 20 s. Another 30 s is more than she has left: refused
+    with its own code, and neither her bank nor her allowance changes."""
+    host = await server.person("host")
+    tid = await server.create(
+        host, seats_per_table=3, structure=LEVELS, max_players=3, time_bank_ms=10_000,
+        pause_allowance_ms=60_000,
+    )  # fmt: skip
+    ann = await server.person("ann")
+    server.puppets[ann.id] = play_call_down
+    await server.bots(tid, 2)
+    assert (await server.register(ann, tid)).status_code == 200
+    await server.begun(tid)
+    server.rig(tid, by_registration(server, []))
+    await server.settle(tid)
+    (table,) = server.tables(tid)
+
+    def bank() -> int:
+        return table.seats[table.by_user[ann.id]].time_bank_ms
+
+    async def mine() -> tuple[int, int]:
+        (entry,) = [e for e in await server.entries(tid) if e.user_id == ann.id]
+        return int(entry.time_bank_ms), int(entry.pause_left_ms)
+
+    assert bank() == 10_000 and await mine() == (10_000, 60_000)
+    body = {"type": "pause_for_me", "user_id": ann.id, "seconds": 40}
+    r = await server.post(host, f"/api/tournaments/{tid}/host", body)
+    assert r.status_code == 200 and r.json() == {"pause_left_ms": 20_000}
+    assert bank() == 50_000 and await mine() == (50_000, 20_000)
+
+    r = await server.post(host, f"/api/tournaments/{tid}/host", {**body, "seconds": 30})
+    assert r.status_code == 400 and r.json()["detail"]["code"] == "allowance_spent"
+    assert bank() == 50_000 and await mine() == (50_000, 20_000)
+    someone = await server.post(
+        await server.person("stranger"), f"/api/tournaments/{tid}/host", {**body, "seconds": 5}
+    )
+    assert someone.status_code in (403, 404) and bank() == 50_000  # only the host may

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from app.engine.rules import Rules
 from app.engine.tournament.structure import Structure
 from app.engine.variants import Variant
@@ -31,7 +33,28 @@ def table_rules(structure: Structure, level_index: int, game: str, players_left:
     )
 
 
-def hand_for_hand(players_left: int, paid_places: int, tables: int) -> bool:
-    """R32: on the bubble, when the next bust puts everyone left in the money (players left
-    = paid places + 1), and with more than one table, the tables play hand for hand."""
-    return tables > 1 and players_left == paid_places + 1
+# R32: a big pay jump: the place above pays at least 1.24 times the next bust's place, a
+# quarter more less the odd chips of rounding (the harmonic curve's 5/4 of 3rd over 4th,
+# R34, is a big jump in any pool of a few hundred chips; its 6/5 of 4th over 5th is not)
+BIG_JUMP = (124, 100)
+
+
+def big_pay_jump(prizes: Sequence[int], players_left: int) -> bool:
+    """R32: the next bust takes place `players_left`; the players left after it are sure of
+    the place above at least. A big jump: that place pays something and at least 1.24 times
+    the bust's place (an unpaid place pays nothing, so the bubble is the first big jump)."""
+    if players_left < 2:
+        return False
+
+    def prize(place: int) -> int:
+        return prizes[place - 1] if place <= len(prizes) else 0
+
+    above, below = prize(players_left - 1), prize(players_left)
+    times, per = BIG_JUMP
+    return above > 0 and above * per >= below * times
+
+
+def hand_for_hand(players_left: int, prizes: Sequence[int], tables: int) -> bool:
+    """R32: with more than one table, the tables play hand for hand while the next bust is
+    on a big pay jump (`big_pay_jump`: the bubble, and the jumps in the money)."""
+    return tables > 1 and big_pay_jump(prizes, players_left)
