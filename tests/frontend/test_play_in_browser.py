@@ -216,18 +216,22 @@ def test_two_browsers_play_stud_stud8_and_razz(
         mid_hand_shot: dict[str, bool] = {}
 
         def shoot_late_streets(turn: dict[str, Any]) -> None:
-            if turn["street"] >= 5 and not mid_hand_shot:
+            # a betting turn from fifth street on (at a showdown's turn cards are being shown);
+            # each seat then holds two down cards (three on seventh) and up to four up
+            street = turn["street"]
+            if street >= 5 and turn["phase"] == "betting" and not mid_hand_shot:
                 mid_hand_shot["done"] = True
+                down, up = (3 if street == 7 else 2), min(street - 2, 4)
                 timer = ann.page.locator(".action-bar .countdown, .seat-box.acting .timer")
                 expect(timer.first).to_be_visible()
-                expect(ann.page.locator(".seat-box.mine .card.own-down")).to_have_count(2)
-                expect(ann.page.locator(".seat-box:not(.mine) .card.back")).to_have_count(2)
+                expect(ann.page.locator(".seat-box.mine .card.own-down")).to_have_count(down)
+                expect(ann.page.locator(".seat-box:not(.mine) .card.back")).to_have_count(down)
                 expect(ann.page.locator(".hand-number")).to_have_text(re.compile(r"^Hand #\d+$"))
                 ann.shot("table-stud")
                 # the observer sees every up card and only the backs of the down cards
-                expect(carl.page.locator(".seat-box .card.back")).to_have_count(4)
+                expect(carl.page.locator(".seat-box .card.back")).to_have_count(2 * down)
                 expect(carl.page.locator(".card.own-down")).to_have_count(0)
-                expect(carl.page.locator(".seat-box .card.face")).to_have_count(6)
+                expect(carl.page.locator(".seat-box .card.face")).to_have_count(2 * up)
 
         hand = game.play(calldown, None, on_turn=shoot_late_streets)
         expect(ann.page.locator("ol.log")).to_contain_text("wins")

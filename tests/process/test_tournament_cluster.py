@@ -31,7 +31,13 @@ from tests.process.tournament import (
 )
 from tests.serverproc import Player
 
-pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster"), pytest.mark.timeout(900)]
+# their own group: these sit & gos mostly wait (bots, leases), so they run beside the
+# other cluster tests rather than after them
+pytestmark = [
+    pytest.mark.postgresql,
+    pytest.mark.xdist_group("tournament_cluster"),
+    pytest.mark.timeout(900),
+]
 
 # the process that takes the last registration (0) directs and runs no table, so a kill of
 # the director and a kill of a table's owner are two things; the others have room for all
