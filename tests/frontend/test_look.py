@@ -115,6 +115,10 @@ def test_every_button_is_readable_hovered_focused_and_disabled(
             assert hovered["background"] != normal, (kind, "hover shows no change")
             page.mouse.move(0, 0)
             page.evaluate("(id) => document.getElementById(id).focus({focusVisible: true})", on)
+            # the ring is drawn once the focus has landed (a busy renderer may be a frame late)
+            page.wait_for_function(
+                "(id) => document.getElementById(id).matches(':focus-visible')", arg=on
+            )
             focused = measure(page, on)
             assert focused["focus_visible"], kind
             assert focused["ring_style"] != "none" and focused["ring_width"] >= 2, (kind, focused)

@@ -98,8 +98,9 @@ async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -
             leaver = await Player.connect(c.ports[0], stage.table_id, dog_token, dog)
             for w in (watcher, leaver):
                 await w.wait(lambda f: f.get("type") == "snapshot")
-            await watcher.wait(lambda f: f.get("type") == "observers" and f["count"] == 2)
             clients = [*stage.players, watcher]
+            for p in clients:  # the count reaches the players elsewhere through Redis: wait
+                await p.wait(lambda f: f.get("type") == "observers" and f["count"] == 2)
             marks = [len(p.frames) for p in clients]
             first.terminate()  # Redis goes away mid-hand ...
             first.wait()

@@ -29,7 +29,7 @@ from tests.fanout.conftest import redis_url  # noqa: F401  (the fixture)
 from tests.process.cluster import HEARTBEAT, LEASE, SLACK, Cluster, Stage, cluster
 from tests.process.published import Published, published, told_only_what_was_published
 from tests.process.test_cluster_redis import own_redis
-from tests.serverproc import ROOT, Player, free_port, open_socket
+from tests.serverproc import ROOT, Frame, Player, free_port, open_socket
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.xdist_group("cluster")]
 
@@ -45,7 +45,18 @@ async def _watchers(c: Cluster, stage: Stage, at: list[int]) -> list[Player]:
         p = await Player.connect(c.ports[i], stage.table_id, token, user)
         await p.wait(lambda f: f.get("type") == "snapshot")
         out.append(p)
+    # every client has the last count before a test listens: an event still on its way to
+    # a socket elsewhere would otherwise reach it after the listener's start, unheard by it
+    for p in [*stage.players, *out]:
+        await p.wait(lambda f: _observers(f) == len(at), timeout=30)
     return out
+
+
+def _observers(f: Frame) -> int | None:
+    """The watcher count a frame tells (a snapshot's, or an `observers` event's)."""
+    if f.get("type") == "snapshot":
+        return int(f["observers"])
+    return int(f["count"]) if f.get("type") == "observers" else None
 
 
 async def _reconnect(port: int, table_id: int, token: str, user: int, query: str) -> Player:
