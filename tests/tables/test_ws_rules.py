@@ -59,7 +59,7 @@ async def test_repeated_late_forged_and_out_of_turn_actions_are_refused(live: Li
         {"type": "act", "hand_id": turn2["hand_id"], "turn_id": turn2["turn_id"], "action": "call"}
     )
     assert late["code"] in ("stale_turn", "stale_hand")
-    assert any(f.get("type") == "timed_out" for f in actor.frames)
+    await actor.wait(lambda f: f.get("type") == "timed_out")  # through the fan-out: wait
     await live.settle(table_id)
     total = 2 * 100_000
     assert await chips(live, table_id, users) == (total, total)
