@@ -6,7 +6,8 @@ its director, wherever it runs (`Directors`, or the process that holds its lease
 from __future__ import annotations
 
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import update
@@ -323,18 +324,31 @@ async def start_early(db: Database, t: Tournament, start: Start) -> dict[str, An
 async def cancel_unstarted(db: Database, t: Tournament) -> dict[str, Any]:
     """R36 before the start: every buy-in and fee back. The director's lease is taken for
     it, so a start cannot race the cancellation."""
-    owner = f"cancel-{secrets.token_hex(6)}"
-    async with db.transaction() as s:
-        epoch = await leases.claim(s, t.id, owner, seconds=30, model=TournamentLease)
-        if epoch is None:
-            raise TableError("tournament_moving", "the tournament is starting: cancel it again")
-        fresh = await store.get_tournament(s, t.id)
-        if fresh.status != "registering":
-            raise TableError("already_started", f"the tournament is {fresh.status}")
+    def started(status: str) -> TableError:
+        return TableError("already_started", f"the tournament is {status}")
+
+    async with _before_the_start(db, t.id, "cancel", started) as (s, _):
         await store.refund_all(s, t.id, key_prefix=f"cancel:{t.id}")
         await store.save_director(s, t.id, {"status": "cancelled", "finished_at": utcnow()})
-        await leases.release(s, owner, [t.id], model=TournamentLease)
     return {"cancelled": True}
+
+
+@asynccontextmanager
+async def _before_the_start(
+    db: Database, tournament_id: int, verb: str, started: Callable[[str], TableError]
+) -> AsyncIterator[tuple[AsyncSession, Tournament]]:
+    """A change to a tournament still registering, under its director's lease (so a start
+    cannot race it); `started(status)` is raised if it has started meanwhile."""
+    owner = f"{verb}-{secrets.token_hex(6)}"
+    async with db.transaction() as s:
+        epoch = await leases.claim(s, tournament_id, owner, seconds=30, model=TournamentLease)
+        if epoch is None:
+            raise TableError("tournament_moving", f"the tournament is starting: {verb} it again")
+        fresh = await store.get_tournament(s, tournament_id)
+        if fresh.status != "registering":
+            raise started(fresh.status)
+        yield s, fresh
+        await leases.release(s, owner, [tournament_id], model=TournamentLease)
 
 
 async def edit_levels(db: Database, t: Tournament, levels: Any, tell: Tell) -> dict[str, Any]:
@@ -347,15 +361,10 @@ async def edit_levels(db: Database, t: Tournament, levels: Any, tell: Tell) -> d
         raise TableError("invalid_levels", "edit_levels names the levels")
     if t.status == "running":
         return dict(await tell(t.id, "edit_levels", {"levels": levels}))
-    owner = f"levels-{secrets.token_hex(6)}"
-    async with db.transaction() as s:
-        epoch = await leases.claim(s, t.id, owner, seconds=30, model=TournamentLease)
-        if epoch is None:
-            raise TableError("tournament_moving", "the tournament is starting: edit it again")
-        fresh = await store.get_tournament(s, t.id)
-        if fresh.status != "registering":
-            raise TableError("tournament_moving", "the tournament is starting: edit it again")
+    def started(status: str) -> TableError:
+        return TableError("tournament_moving", "the tournament is starting: edit it again")
+
+    async with _before_the_start(db, t.id, "edit", started) as (s, fresh):
         built = edited_levels(Structure.from_dict(fresh.structure), 0, levels)
         await store.save_structure(s, t.id, built.to_dict())
-        await leases.release(s, owner, [t.id], model=TournamentLease)
     return {"from_level": 2, "levels": len(built.levels)}
