@@ -17,7 +17,8 @@ from app.tables.bot_names import bot_seat_name
 from app.tournaments.state import Entry
 
 
-def _name(account: str, bot: bool) -> str:
+def seat_name(account: str, bot: bool) -> str:
+    """The name a tournament entry plays under, at its table and in the standings."""
     return bot_seat_name(account, unique=True) if bot else account
 
 
@@ -45,7 +46,7 @@ class Books:
             group = f"r{r.bust_round}" if r.bust_round is not None else f"h{r.bust_hand}"
             out.append(
                 Entry(
-                    r.id, r.user_id, _name(names.get(r.user_id, "?"), r.bot), r.number, order,
+                    r.id, r.user_id, seat_name(names.get(r.user_id, "?"), r.bot), r.number, order,
                     r.status,
                     r.chips, r.bot, r.table_id, r.seat, r.moves, r.place, r.prize,
                     r.time_bank_ms or 0, r.pause_left_ms or 0, r.bust_stack or 0,

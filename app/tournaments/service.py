@@ -25,6 +25,7 @@ from app.store.tournament_models import Tournament
 from app.store.types import utcnow
 from app.tables.bot_names import BOT_NAMES, bot_account
 from app.tables.errors import TableError
+from app.tournaments.books import seat_name
 from app.tournaments.spec import TournamentSpec, edited_levels
 
 Tell = Callable[[int, str, dict[str, Any]], Awaitable[Any]]  # a command for the director
@@ -278,7 +279,8 @@ async def page(
 
 def _entry(e: Any, names: dict[int, str]) -> dict[str, Any]:
     return {
-        "user_id": e.user_id, "name": names.get(e.user_id, "?"), "status": e.status,
+        "user_id": e.user_id, "status": e.status,
+        "name": seat_name(names.get(e.user_id, "?"), bool(e.bot)),  # as at its table
         "chips": int(e.chips), "table_id": e.table_id, "place": e.place,
         "prize": None if e.prize is None else int(e.prize), "entry": e.number,
     }  # fmt: skip
@@ -324,6 +326,7 @@ async def start_early(db: Database, t: Tournament, start: Start) -> dict[str, An
 async def cancel_unstarted(db: Database, t: Tournament) -> dict[str, Any]:
     """R36 before the start: every buy-in and fee back. The director's lease is taken for
     it, so a start cannot race the cancellation."""
+
     def started(status: str) -> TableError:
         return TableError("already_started", f"the tournament is {status}")
 
@@ -361,6 +364,7 @@ async def edit_levels(db: Database, t: Tournament, levels: Any, tell: Tell) -> d
         raise TableError("invalid_levels", "edit_levels names the levels")
     if t.status == "running":
         return dict(await tell(t.id, "edit_levels", {"levels": levels}))
+
     def started(status: str) -> TableError:
         return TableError("tournament_moving", "the tournament is starting: edit it again")
 

@@ -47,8 +47,10 @@ const int = (input) => (input.value.trim() === "" ? NaN : Number(input.value));
 
 /** The host's level table: `{el, read(), set(levels)}`; `read()` gives the levels in the
  * server's form or throws an Error naming the row at fault. `rotation()` says whether each
- * level names its game. */
-export function levelEditor(initial, { rotation }) {
+ * level names its game; `first` is the number of the first row (the levels to come of a
+ * tournament under way start after the one in play, `previous`, whose stakes a break
+ * first in the rows keeps). */
+export function levelEditor(initial, { rotation, first = 1, previous = null }) {
   const body = h("tbody");
   const rows = [];
 
@@ -81,7 +83,7 @@ export function levelEditor(initial, { rotation }) {
           : [h("td", r.ante), h("td", r.bring_in), h("td", r.small_bet), h("td", r.big_bet), rotation() ? h("td", r.game) : null];
         if (r.is_break) r.per.value = "minutes";
         r.per.disabled = r.is_break;
-        return h(`tr${r.is_break ? ".break" : ""}`, { dataset: { level: i + 1 } }, h("th", { scope: "row" }, String(i + 1)), cells, h("td.length", r.length, r.per), h("td", r.remove));
+        return h(`tr${r.is_break ? ".break" : ""}`, { dataset: { level: first + i } }, h("th", { scope: "row" }, String(first + i)), cells, h("td.length", r.length, r.per), h("td", r.remove));
       }),
     );
   }
@@ -106,10 +108,10 @@ export function levelEditor(initial, { rotation }) {
   }
 
   function read() {
-    if (!rows.some((r) => !r.is_break)) throw new Error(t("tour.level.none"));
-    let before = null;
+    if (first === 1 && !rows.some((r) => !r.is_break)) throw new Error(t("tour.level.none"));
+    let before = previous && { ante: previous.ante, bring_in: previous.bring_in, small_bet: previous.small_bet, big_bet: previous.big_bet, variant: previous.variant ?? null };
     return rows.map((r, i) => {
-      const n = i + 1;
+      const n = first + i;
       const length = int(r.length);
       if (!Number.isInteger(length) || length <= 0) throw new Error(t("tour.level.bad_length", { n }));
       if (r.is_break) {

@@ -9,7 +9,7 @@ import { chipCount, money, number, ordinal, t } from "../i18n.js";
 import { keyed } from "../table/view.js";
 import { seedMatches } from "./draws.js";
 import { hostTournament, showTournamentInvite, tournamentLink } from "./form.js";
-import { levelsTable } from "./levels.js";
+import { levelEditor, levelsTable } from "./levels.js";
 import { buyIn, levelLeft, payoutName, requestId, stakesText, statusName, when } from "./words.js";
 
 const POLL_MS = 2000;
@@ -127,6 +127,7 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
     row.push(h("button.btn.danger", { type: "button", dataset: { tour: "cancel" }, onclick: cancel }, t("tour.cancel")));
     out.push(h("div.row", row));
     if (running()) out.push(pauseRow());
+    out.push(h("div.row.levels-row", button(t("tour.edit_levels"), "edit-levels", editLevels)));
     if (data.private && data.invite) out.push(inviteRow());
     return out;
   }
@@ -297,6 +298,25 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
       { id: "tournament-password-dialog" },
     );
     if (done) toast(t("tour.registered"));
+    return load();
+  }
+
+  // R26: the host edits the levels after the one in play (before the start, after the
+  // first); the server checks them as the host form's and answers from which level on
+  async function editLevels() {
+    const current = data.live ? data.live.level - 1 : 0;
+    const levels = data.structure.levels;
+    const editor = levelEditor(levels.slice(current + 1), { rotation: () => data.variant === "rotation", first: current + 2, previous: levels[current] });
+    const saved = await dialog(
+      t("tour.edit_levels_title"),
+      [h("p.hint", t("tour.edit_levels_text", { n: number(current + 1) })), editor.el],
+      [
+        { label: t("button.cancel"), value: null },
+        { label: t("tour.edit_levels_save"), primary: true, action: () => post(`${path}/host`, { type: "edit_levels", levels: editor.read() }) },
+      ],
+      { id: "edit-levels-dialog", wide: true },
+    );
+    if (saved) toast(t("tour.levels_saved", { n: number(saved.from_level) }));
     return load();
   }
 
