@@ -1,5 +1,5 @@
 """What each process answers about the tables it runs, for the lobby and the sockets of every
-process (`app.tables.router` carries the questions to the process that runs the table, or
+process (`app.tables.rpc` carries the questions to the process that runs the table, or
 asks every process): the lobby's lines, joining by invite, creating a table here, a table's
 view, the host's commands and whether a socket may open."""
 
@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from app.store.passwords import Passwords
 from app.tables import Table, TableError, TableManager, TableSettings
 from app.tables import messages as m
-from app.tables.router import TableRouter, no_such_table
+from app.tables.peers import Peers
+from app.tables.rpc import TableRouter, no_such_table
 from app.wire import client as c
 from app.wire import process
 
@@ -35,7 +36,7 @@ def joined(table_id: int, summary: dict[str, Any]) -> dict[str, Any]:
     return {"table": summary, "ws": f"/ws/tables/{table_id}"}
 
 
-# -- what each process answers about the tables it runs (routed: `app.tables.router`) ----
+# -- what each process answers about the tables it runs (routed: `app.tables.rpc`) ----
 
 
 class ProcessOps:
@@ -141,14 +142,15 @@ async def enter(table: Table, args: dict[str, Any]) -> bool:
     return True
 
 
-async def place(router: TableRouter, args: dict[str, Any]) -> dict[str, Any]:
+async def place(peers: Peers, args: dict[str, Any]) -> dict[str, Any]:
     """Make a table on this process if it has room, else on the live process with the most;
     the refusal (`server_full`, `server_stopping`) when none has."""
+    router = peers.router
     try:
         return dict(await router.ask_process(router.me, "create", args))
     except TableError as exc:  # this process is full or stopping
         refusal = exc
-    for room in await router.rooms():
+    for room in await peers.rooms():
         if room.free <= 0:
             break
         try:

@@ -32,7 +32,7 @@ from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
 from app.tables import TableError
 from app.tables import messages as m
-from app.tables.router import RoutedTable, TableRouter
+from app.tables.rpc import RoutedTable, TableRouter
 from app.wire import client as c
 from app.wire.envelope import NOTICE_V, version_of
 from app.wire.events import Error, Ok
