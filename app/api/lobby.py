@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api import table_ops
+from app.api import process_ops
 from app.api.deps import (
     CurrentPlayer,
     OptionalPlayer,
@@ -122,7 +122,7 @@ async def create_table(
         password_hash = await services.passwords.hash(password)
     args = {"values": values, "host": player.user_id, "password_hash": password_hash}
     try:
-        return await table_ops.place(services.peers, args)
+        return await process_ops.place(services.peers, args)
     except TableError as exc:  # no process has room, or all are stopping
         raise from_table(exc, 503) from None
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.api import table_ops
+from app.api import process_ops, table_ops
 from app.api.sockets import OpenSockets
 from app.collector import Collector
 from app.fanout import BaseFanout
@@ -79,7 +79,8 @@ async def start_table_services(
         allowed_origins,
         collector,
     )
-    table_ops.install(router, manager, services.passwords)
+    table_ops.install(router)
+    process_ops.install(router, manager, services.passwords)
     services.directors = directors_for(services, lease_seconds, watch_expiry)
     router.process_op("tournament", _tournament_op(services.directors))
     await router.start()
@@ -99,7 +100,7 @@ def directors_for(services: TableServices, lease_seconds: float, watch_expiry: b
 
     async def make_table(tournament_id: int, values: dict[str, Any]) -> int:
         args = {"values": values, "tournament": tournament_id}
-        made = await table_ops.place(services.peers, args)
+        made = await process_ops.place(services.peers, args)
         return int(made["table"]["id"])
 
     return Directors(
