@@ -80,19 +80,19 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         lease_seconds=settings.lease_seconds,
         watch_expiry=True,
     )
-    router = services.router
 
     async def beat() -> None:
         # each heartbeat: renew this process's leases, claim free tables while there is
         # room, and forget the sockets of processes that died
         await manager.heartbeat()
-        await router.sweep()
+        await services.peers.sweep()
         if services.directors is not None:  # tournaments: renew, and claim what is due
             await services.directors.heartbeat()
 
     registration.set_renew(beat)
     # SIGTERM: each table goes to another process between hands (`app.cli.serve`)
-    application.state.drain = lambda: manager.drain(settings.drain_seconds, then=router.hand_over)
+    hand_over = services.handover.hand_over
+    application.state.drain = lambda: manager.drain(settings.drain_seconds, then=hand_over)
     mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
     try:
         yield

@@ -87,6 +87,12 @@ LOW_RULE_NAMES = re.compile(
     r"|\blow(?:_\w+)?(?:\.\w+)*\s+(?:not\s+)?in\s*[(\[{]\s*[rbuf]*['\"]"  # low in ("razz",)
     r"|\bmatch\s+[\w.]*\blow(?:_\w+)?(?:\.\w+)*\s*:",  # match spec.low:
 )
+_GAME = r"[rbuf]*['\"](?:stud8?|razz)['\"]"  # a game's name ("rotation" is a tournament's)
+VARIANT_NAME_TESTS = re.compile(
+    rf"\bvariant\w*(?:\.\w+)*\s*(?:{_OP}|\bis\b(?:\s+not)?)\s*{_GAME}"  # variant == "razz"
+    rf"|{_GAME}\s*(?:==|!=)\s*[\w.]*\bvariant\w*\b"  # "stud8" == hand.variant
+    rf"|\bvariant\w*(?:\.\w+)*\s+(?:not\s+)?in\s*[(\[{{]\s*{_GAME}",  # variant in ("razz",)
+)
 
 
 def _lines_matching(pattern: re.Pattern[str]) -> list[str]:
@@ -99,10 +105,12 @@ def _lines_matching(pattern: re.Pattern[str]) -> list[str]:
 
 
 def test_streets_and_low_rules_are_data_not_literals() -> None:
-    """The flow reads the street table (app/engine/streets.py) and a variant's `LowRule`; it
-    never asks which street number it is on or which low a game plays by name."""
+    """Everything in `app` reads the street table (app/engine/streets.py) and a variant's
+    spec (app/engine/variants.py: its `LowRule`, `high`, …); nothing asks which street
+    number it is on, which low a game plays or which game it is by name."""
     assert not _lines_matching(STREET_NUMBER_TESTS), _lines_matching(STREET_NUMBER_TESTS)
     assert not _lines_matching(LOW_RULE_NAMES), _lines_matching(LOW_RULE_NAMES)
+    assert not _lines_matching(VARIANT_NAME_TESTS), _lines_matching(VARIANT_NAME_TESTS)
 
 
 @pytest.mark.parametrize(
@@ -120,6 +128,10 @@ def test_streets_and_low_rules_are_data_not_literals() -> None:
         (LOW_RULE_NAMES, 'if "razz" == spec.low:'),
         (LOW_RULE_NAMES, 'if spec.low in ("eight", "razz"):'),
         (LOW_RULE_NAMES, "match spec.low:"),
+        (VARIANT_NAME_TESTS, 'if self.hand.variant == "stud8":'),
+        (VARIANT_NAME_TESTS, "razz = variant=='razz'"),
+        (VARIANT_NAME_TESTS, 'if "razz" != spec.variant:'),
+        (VARIANT_NAME_TESTS, 'if h.variant in ("stud8", "razz"):'),
     ],
 )
 def test_the_literal_checks_see_a_literal(pattern: re.Pattern[str], line: str) -> None:
@@ -135,11 +147,14 @@ def test_the_literal_checks_see_a_literal(pattern: re.Pattern[str], line: str) -
         "if spec.low is not None and p.low and p.low >= max(q.low for q in shown):",
         'return "-".join(sym) + " low"',
         'below = "razz"',
+        'rotation = self.variant == "rotation"',
+        "if spec is not None and not spec.high:",
     ],
 )
 def test_the_literal_checks_pass_data(line: str) -> None:
     assert not STREET_NUMBER_TESTS.search(line), line
     assert not LOW_RULE_NAMES.search(line), line
+    assert not VARIANT_NAME_TESTS.search(line), line
 
 
 def _module_name(path: Path) -> str:

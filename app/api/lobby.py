@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api import table_ops
+from app.api import process_ops
 from app.api.deps import (
     CurrentPlayer,
     OptionalPlayer,
@@ -68,7 +68,7 @@ class JoinTable(BaseModel):
 
 async def gathered(services: TableServices, op: str, **args: Any) -> list[dict[str, Any]]:
     """Every process's lines for `op`, by table id."""
-    answers = await services.router.ask_all(op, args)
+    answers = await services.peers.ask_all(op, args)
     return sorted((line for lines in answers for line in lines), key=lambda line: line["id"])
 
 
@@ -122,14 +122,14 @@ async def create_table(
         password_hash = await services.passwords.hash(password)
     args = {"values": values, "host": player.user_id, "password_hash": password_hash}
     try:
-        return await table_ops.place(services.router, args)
+        return await process_ops.place(services.peers, args)
     except TableError as exc:  # no process has room, or all are stopping
         raise from_table(exc, 503) from None
 
 
 @router.post("/join")
 async def join_table(body: JoinTable, services: Services, player: CurrentPlayer) -> Any:
-    found = await services.router.ask_all(
+    found = await services.peers.ask_all(
         "join", {"invite": body.invite, "password": body.password, "user": player.user_id}
     )
     if not found:

@@ -3,9 +3,10 @@
 POST /api/mail/verification → 202 {request}: emails a verification link to the account's
     address (GET /api/mail/verify?token=… marks it verified)
 GET  /api/mail/verify?token=… → {verified: true, email} (an HTML page for a browser)
-POST /api/mail/hands {hand_id} | {hand_ids: [...]} | {last: N ≤ 100} → 202 {request}
-     (a hand is named by its number, as the table and the hand list show it)
-GET  /api/mail/requests → {requests: [{id, kind, hand_ids, to, status, attempts, reason, …}]}
+POST /api/mail/hands {hand_number} | {hand_numbers: [...]} | {last: N ≤ 100} → 202 {request}
+     (a hand is named by its number, as the table and the hand list show it; the older
+     names hand_id and hand_ids are still read)
+GET  /api/mail/requests → {requests: [{id, kind, hand_numbers, to, status, attempts, reason, …}]}
 
 Errors are `{"detail": {"code", "message"}}`: email_not_verified (403), not_dealt_in (403),
 no_hands (404), email_already_verified (409), rate_limited (429, with Retry-After),
@@ -22,7 +23,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from app.api.deps import DB, AppSettings, CurrentUser
 from app.api.errors import api_error
@@ -48,12 +49,17 @@ router = APIRouter(prefix="/api/mail", tags=["mail"])
 
 
 # a hand's number (as the table and the hand list show it; "123" is read as 123)
-HandId = Annotated[int, Field(ge=1, le=10**18)]
+HandNumber = Annotated[int, Field(ge=1, le=10**18)]
 
 
 class HandsBody(BaseModel):
-    hand_id: HandId | None = None
-    hand_ids: Annotated[list[HandId], Field(max_length=MAX_HANDS)] = []
+    # "hand_id"/"hand_ids": their names before (a hand's id is its secret token elsewhere)
+    hand_number: HandNumber | None = Field(
+        None, validation_alias=AliasChoices("hand_number", "hand_id")
+    )
+    hand_numbers: Annotated[list[HandNumber], Field(max_length=MAX_HANDS)] = Field(
+        [], validation_alias=AliasChoices("hand_numbers", "hand_ids")
+    )
     last: Annotated[int | None, Field(ge=1, le=MAX_HANDS)] = None
 
 
@@ -105,10 +111,12 @@ def _notify(request: Request) -> None:
 
 def describe(row: MailRequest) -> dict[str, Any]:
     """A request as its player sees it: queued (maybe retrying), sent, or failed and why."""
+    numbers = list(row.payload.get("hand_ids", [])) if row.kind == MailKind.HANDS else []
     return {
         "id": row.id,
         "kind": row.kind,
-        "hand_ids": list(row.payload.get("hand_ids", [])) if row.kind == MailKind.HANDS else [],
+        "hand_numbers": numbers,
+        "hand_ids": numbers,  # the name before: clients of the release before read it
         "to": row.to_address,
         "status": row.status,
         "attempts": row.attempts,
@@ -186,10 +194,12 @@ def _page(settings: Settings, language: str, title: str, said: str, status: int)
 
 @router.post("/hands", status_code=202)
 async def ask_hands(body: HandsBody, request: Request, user: CurrentUser, db: DB) -> dict[str, Any]:
-    ids = ([body.hand_id] if body.hand_id is not None else []) + body.hand_ids
-    if (body.last is None) == (not ids):
+    numbers = ([body.hand_number] if body.hand_number is not None else []) + body.hand_numbers
+    if (body.last is None) == (not numbers):
         raise api_error(
-            422, "invalid_request", "name the hands (hand_id or hand_ids) or ask for the last N"
+            422,
+            "invalid_request",
+            "name the hands (hand_number or hand_numbers) or ask for the last N",
         )
     try:
         row = await request_hands(
@@ -198,7 +208,7 @@ async def ask_hands(body: HandsBody, request: Request, user: CurrentUser, db: DB
             user_id=user.id,
             now=utcnow(),
             limits=request.app.state.mail_limits,
-            hand_ids=ids,
+            numbers=numbers,
             last=body.last,
         )
     except MailError as exc:

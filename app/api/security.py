@@ -6,7 +6,8 @@ site is refused with 403 `foreign_origin`: the session cookie would otherwise le
 the player visits act in their name (log them out, open a table, claim a top-up). The
 browser says where a request comes from in `Sec-Fetch-Site` (current browsers) and
 `Origin`; a request with neither is not a browser's cross-site request and passes (the
-bearer-token clients). Origins listed in `ALLOWED_ORIGINS` count as this site.
+bearer-token clients). Origins listed in `ALLOWED_ORIGINS` count as this site. The table
+WebSocket (`app.api.ws`) opens only by the same rule (`from_this_site`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ NOSNIFF = ("X-Content-Type-Options", "nosniff")
 
 
 def from_this_site(headers: Headers, allowed: frozenset[str]) -> bool:
+    """Whether a request (or a socket's handshake) comes from this site, or from none (not a
+    browser's): its `Origin` is allowed, else the browser's `Sec-Fetch-Site` says so, else
+    its `Origin` (if any) names this server's host."""
     origin = headers.get("origin")
     if origin is not None and origin in allowed:
         return True

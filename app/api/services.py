@@ -1,7 +1,8 @@
 """The table services a running server holds on `app.state.table_services`: the database,
-the fan-out, the `TableManager`, the router that reaches tables other processes run,
-password hashing and the origins allowed to open sockets. `start_table_services` makes them
-in the app's lifespan (a test may start them alone)."""
+the fan-out, the `TableManager`, the router that reaches tables other processes run (with
+the other live processes and the hand-over of tables between them), password hashing and
+the origins allowed to open sockets. `start_table_services` makes them in the app's
+lifespan (a test may start them alone)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.api import table_ops
+from app.api import process_ops, table_ops
 from app.api.sockets import OpenSockets
 from app.collector import Collector
 from app.fanout import BaseFanout
 from app.store.db import Database
 from app.store.passwords import Passwords
 from app.tables import Clock, LedgerTableStore, TableManager
-from app.tables.router import Directory, TableRouter
+from app.tables.handover import Handover
+from app.tables.peers import Peers
+from app.tables.rpc import Directory, TableRouter
 from app.tournaments.directors import Directors
 from app.wire import process
 
@@ -28,6 +31,8 @@ class TableServices:
     fanout: BaseFanout
     manager: TableManager
     router: TableRouter
+    peers: Peers  # the other live processes
+    handover: Handover  # tables handed to another process
     passwords: Passwords
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
     collector: Collector | None = None
@@ -61,17 +66,21 @@ async def start_table_services(
         collector = Collector()
         collector.start()
     router = TableRouter(manager, fanout, me=manager.store.owner, directory=directory)
+    peers = Peers(router)
     services = TableServices(
         db,
         fanout,
         manager,
         router,
+        peers,
+        Handover(router, peers),
         # the site's cost (ARGON2_*), the one accounts hash with; never a cheaper one
         passwords or getattr(app.state, "passwords", None) or Passwords(),
         allowed_origins,
         collector,
     )
-    table_ops.install(router, manager, services.passwords)
+    table_ops.install(router)
+    process_ops.install(router, manager, services.passwords)
     services.directors = directors_for(services, lease_seconds, watch_expiry)
     router.process_op("tournament", _tournament_op(services.directors))
     await router.start()
@@ -90,7 +99,8 @@ def directors_for(services: TableServices, lease_seconds: float, watch_expiry: b
         return dict(await router.ask(table_id, "direct", orders.model_dump(mode="json")))
 
     async def make_table(tournament_id: int, values: dict[str, Any]) -> int:
-        made = await table_ops.place(router, {"values": values, "tournament": tournament_id})
+        args = {"values": values, "tournament": tournament_id}
+        made = await process_ops.place(services.peers, args)
         return int(made["table"]["id"])
 
     return Directors(

@@ -1,6 +1,7 @@
 """The table WebSocket: `/ws/tables/{id}` (docs/protocol.md).
 
-On connect: the `Origin` must be the server's own host (or an allowed origin), the client
+On connect: the socket must come from this site, by the rule every state-changing HTTP
+request passes (`security.from_this_site`: its `Origin` and `Sec-Fetch-Site`), the client
 must be logged in (bearer header or the session cookie; never a token in the URL), and a
 private table needs its invite (`?invite=`, or an earlier `POST /api/tables/join`). The socket
 follows the table's public channel and its own user's private channel at that table, nothing
@@ -21,18 +22,18 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
 from app.api.lobby import Player, TableServices, authenticate, get_services
+from app.api.security import from_this_site
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
 from app.tables import TableError
 from app.tables import messages as m
-from app.tables.router import RoutedTable, TableRouter
+from app.tables.rpc import RoutedTable, TableRouter
 from app.wire import client as c
 from app.wire.envelope import NOTICE_V, version_of
 from app.wire.events import Error, Ok
@@ -54,18 +55,6 @@ CLOSE_NO_TABLE = 4004
 CLOSE_AUTH = 4001
 CLOSE_TRY_AGAIN = 1013  # the table could not be reached just now: reconnect
 CATCH_UP_BACKOFF = 2.0  # seconds between attempts to catch up, at most
-
-
-def origin_allowed(ws: WebSocket, allowed: frozenset[str]) -> bool:
-    """Browsers always send `Origin`; it must name this server (or an allowed origin).
-    Clients that are not browsers send none."""
-    origin = ws.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in allowed:
-        return True
-    host = ws.headers.get("host", "")
-    return bool(host) and urlsplit(origin).netloc == host
 
 
 class RateLimit:
@@ -232,7 +221,7 @@ class Connection:
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(ws: WebSocket, table_id: int) -> None:
     services = get_services(ws)
-    if not origin_allowed(ws, services.allowed_origins):
+    if not from_this_site(ws.headers, services.allowed_origins):
         await ws.close(code=CLOSE_POLICY, reason="origin not allowed")
         return
     player = await authenticate(ws, services)

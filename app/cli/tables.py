@@ -27,7 +27,7 @@ from app.store.directory import Directory
 from app.store.lease_models import ServerProcess, TableLease
 from app.store.types import utcnow
 from app.tables.errors import TableError
-from app.tables.router import TableRouter
+from app.tables.rpc import TableRouter
 from app.tables.table import Table
 
 EXIT_OK, EXIT_REFUSED, EXIT_ELSEWHERE = 0, 1, 2

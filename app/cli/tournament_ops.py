@@ -21,7 +21,7 @@ from app.store.db import Database
 from app.store.directory import Directory
 from app.store.errors import TournamentNotFound
 from app.tables.errors import TableError
-from app.tables.router import TableRouter
+from app.tables.rpc import TableRouter
 from app.tournaments import reach
 from app.tournaments.operator import ACTIONS, operate
 from app.tournaments.service import Tell

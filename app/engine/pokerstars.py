@@ -58,11 +58,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from app.engine import money
+from app.engine.streets import STREETS
+from app.engine.variants import Variant, VariantSpec, spec_of
 
-GAME_NAMES = {
-    "stud": "7 Card Stud Limit",
-    "stud8": "7 Card Stud Hi/Lo Limit",
-    "razz": "Razz Limit",
+GAME_NAMES: dict[str, str] = {
+    Variant.STUD: "7 Card Stud Limit",
+    Variant.STUD8: "7 Card Stud Hi/Lo Limit",
+    Variant.RAZZ: "Razz Limit",
 }
 STREET_NAMES = {3: "3rd STREET", 4: "4th STREET", 5: "5th STREET", 6: "6th STREET", 7: "RIVER"}
 FOLDED_ON = {3: "3rd Street", 4: "4th Street", 5: "5th Street", 6: "6th Street", 7: "River"}
@@ -114,6 +116,14 @@ class HandText:
     tournament: TournamentText | None = None
 
 
+def _spec(variant: str) -> VariantSpec | None:
+    """The game's rules, None for a name this release does not know (its text as it was)."""
+    try:
+        return spec_of(variant)
+    except ValueError:
+        return None
+
+
 def _describe(text: str | None) -> str:
     """A description as the text writes it after a word: "one pair, sevens"; a low's first
     card keeps its case ("K-Q-J-4-A low")."""
@@ -150,7 +160,7 @@ class _Renderer:
         self.seats: dict[int, _Seat] = {}
         self.order: list[int] = []
         self.lines: list[str] = []
-        self.street = 3
+        self.street = STREETS[0].number
         self.high = 0  # the highest wager on this street
         self.wagers: dict[int, int] = {}
         self.pots: list[int] = []
@@ -312,9 +322,10 @@ class _Renderer:
 
     def _description(self, e: Mapping[str, Any]) -> str:
         high, low = _describe(e.get("high")), _describe(e.get("low"))
-        if self.hand.variant == "stud8":
+        spec = _spec(self.hand.variant)
+        if spec is not None and spec.high and spec.low is not None:  # a split pot's game
             return f"HI: {high}; LO: {low}" if low else f"HI: {high}"
-        if self.hand.variant == "razz":
+        if spec is not None and not spec.high:  # a low-only game
             return low or high
         return high or low
 
@@ -402,7 +413,8 @@ class _Renderer:
     def _seat_summary(self, seat_no: int, seat: _Seat) -> str:
         head = f"Seat {seat_no + 1}: {seat.name}"
         if seat.folded_on is not None:
-            quiet = " (didn't bet)" if seat.folded_on == 3 and not seat.voluntary else ""
+            first = seat.folded_on == STREETS[0].number
+            quiet = " (didn't bet)" if first and not seat.voluntary else ""
             return f"{head} folded on the {FOLDED_ON[seat.folded_on]}{quiet}"
         if seat.shown is not None and self.showdown:
             cards, desc = seat.shown

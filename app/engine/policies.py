@@ -20,7 +20,6 @@ _CHECK = Action(ActionKind.CHECK)
 _CALL = Action(ActionKind.CALL)
 _SHOW = Action(ActionKind.SHOW)
 _MUCK = Action(ActionKind.MUCK)
-_WAGERS = frozenset({ActionKind.BRING_IN, ActionKind.COMPLETE, ActionKind.BET, ActionKind.RAISE})
 
 
 def calldown_policy(legal: LegalActions) -> Action:

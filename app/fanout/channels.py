@@ -55,7 +55,7 @@ def user(table_id: int | str, user_id: int | str) -> str:
 
 def process(process_id: str) -> str:
     """One server process's own channel: commands routed to the tables it runs, and the
-    answers to what it asked (`app.tables.router`). Servers only: no socket follows it."""
+    answers to what it asked (`app.tables.rpc`). Servers only: no socket follows it."""
     return f"process:{_id('process id', process_id)}"
 
 

@@ -104,10 +104,10 @@ async def request_hands(
     user_id: int,
     now: datetime,
     limits: MailLimits,
-    hand_ids: Sequence[int] = (),
+    numbers: Sequence[int] = (),
     last: int | None = None,
 ) -> MailRequest:
-    """Queue an email of the hands numbered `hand_ids` (or of the player's `last` hands) to
+    """Queue an email of the hands numbered `numbers` (or of the player's `last` hands) to
     the player's verified address. Raises a `MailError` saying why not."""
     async with db.session() as session:
         user = await _user(session, user_id)
@@ -117,7 +117,7 @@ async def request_hands(
                 "link, then open it"
             )
         await _check_rate(session, user_id, MailKind.HANDS, limits, now)
-    ids = await _hand_numbers(db, source, user_id, hand_ids, last)
+    ids = await _hand_numbers(db, source, user_id, numbers, last)
     async with db.transaction() as session:
         user = await _user(session, user_id, lock=True)
         await _check_rate(session, user_id, MailKind.HANDS, limits, now)
@@ -125,7 +125,7 @@ async def request_hands(
             user_id=user_id,
             kind=MailKind.HANDS,
             to_address=user.email,
-            payload={"hand_ids": ids},  # the hands' numbers
+            payload={"hand_ids": ids},  # the hands' numbers (a stored name: kept)
             status=MailStatus.QUEUED,
             next_attempt_at=now,
             created_at=now,
@@ -135,14 +135,14 @@ async def request_hands(
 
 
 async def _hand_numbers(
-    db: Database, source: HistorySource, user_id: int, hand_ids: Sequence[int], last: int | None
+    db: Database, source: HistorySource, user_id: int, numbers: Sequence[int], last: int | None
 ) -> list[int]:
     if last is not None:
         ids = await source.recent_hands(db, user_id, min(max(last, 1), MAX_HANDS))
         if not ids:
             raise NoHands("you have not been dealt into any finished hand yet")
         return ids
-    ids = list(dict.fromkeys(hand_ids))
+    ids = list(dict.fromkeys(numbers))
     if not ids:
         raise NoHands("name at least one hand")
     if len(ids) > MAX_HANDS:

@@ -1,5 +1,5 @@
 """Where each table runs and which processes have room: what the table router asks the
-database (`app.tables.router`). A table's owner is its lease's, while the lease is current;
+database (`app.tables.rpc`). A table's owner is its lease's, while the lease is current;
 a process's room is its capacity less the tables it holds."""
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ class PokerTable(Base):
     stacks: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = _created()
 
-    # loaded by `app.store.tables` (get_table, open_tables); never lazily
+    # loaded by `app.store.table_rows` (get_table, open_tables); never lazily
     seats: Mapped[list[Seat]] = relationship(
         order_by="Seat.seat_no", lazy="raise_on_sql", viewonly=True
     )

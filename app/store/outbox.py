@@ -50,8 +50,9 @@ class MailRequest(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(16))
     to_address: Mapped[str] = mapped_column(String(254))
-    # kind "hands": {"hand_ids": [...]}; kind "verify": {"token": ..., "url": ...} until sent;
-    # kind "tournament": {"tournament_id": ...}
+    # kind "hands": {"hand_ids": [...]}, the hands' numbers (a stored name, kept);
+    # kind "verify": {"token": ..., "url": ...} until sent; kind "tournament":
+    # {"tournament_id": ...}
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     status: Mapped[str] = mapped_column(String(16), default=MailStatus.QUEUED)
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -7,11 +7,11 @@ from typing import Any
 
 from app.tables import messages as m
 from app.tables import publishing, seating
+from app.tables.bot_names import BOT_NAMES
 from app.tables.errors import TableError
 from app.tables.seating import DRAIN_WAIT
 from app.tables.settings import TableSettings
 from app.tables.state import Lifecycle, SeatInfo, TableState
-from app.tables.store import BOT_NAMES
 from app.wire import client as c
 from app.wire.events import Closed
 

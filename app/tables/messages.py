@@ -126,7 +126,7 @@ Message = (
     | process.DirectorOrders
 )  # fmt: skip
 
-# What may come from another process (`app.tables.router`, its op "request"): a user's
+# What may come from another process (`app.tables.rpc`, its op "request"): a user's
 # mail, never a timer's. Travels as `app.wire.process.AnyMail`.
 _REMOTE = (Admit, Join, Unwatch, Resync)
 

@@ -12,7 +12,7 @@ from app.store.db import Database
 from app.store.lease_models import TournamentLease
 from app.store.types import utcnow
 from app.tables.errors import TableError
-from app.tables.router import TableRouter
+from app.tables.rpc import TableRouter
 from app.tournaments.directors import Directors
 
 

@@ -1,4 +1,4 @@
-"""What the server processes say to each other through the fan-out (`app.tables.router`):
+"""What the server processes say to each other through the fan-out (`app.tables.rpc`):
 a request on the asked process's channel, its reply on the asker's, and a table's owner
 notice on the table's channel. Typed here, once, and versioned: a rolling deploy runs old
 and new processes side by side, so a message without `v` (the release before this one) is

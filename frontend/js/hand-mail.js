@@ -3,7 +3,7 @@
 import { post } from "./api.js";
 
 /** Ask for one hand by email; resolves with the request, or rejects with a readable error. */
-export async function emailHand(handId) {
-  const r = await post("/api/mail/hands", { hand_id: handId });
+export async function emailHand(number) {
+  const r = await post("/api/mail/hands", { hand_number: number });
   return r.request;
 }

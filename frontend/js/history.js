@@ -109,7 +109,7 @@ export async function historyPage(root, user, path, { go }) {
             "tr",
             { dataset: { request: q.id, status: q.status } },
             h("td", String(q.id)),
-            h("td", q.kind === "verify" ? t("mail.what.verify") : q.hand_ids.length === 1 ? t("mail.what.hand", { id: q.hand_ids[0] }) : t("mail.what.hands", { n: q.hand_ids.length, first: Math.min(...q.hand_ids), last: Math.max(...q.hand_ids) })),
+            h("td", q.kind === "verify" ? t("mail.what.verify") : q.hand_numbers.length === 1 ? t("mail.what.hand", { id: q.hand_numbers[0] }) : t("mail.what.hands", { n: q.hand_numbers.length, first: Math.min(...q.hand_numbers), last: Math.max(...q.hand_numbers) })),
             h("td", q.to),
             h("td", h(`span.status.status-${q.status}`, statusText(q.status)), q.reason ? h("small.hint", ` ${q.reason}`) : null),
             h("td", String(q.attempts)),

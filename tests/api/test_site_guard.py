@@ -10,8 +10,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from app.config import Settings
 from app.fanout import create_fanout
@@ -150,6 +153,35 @@ async def test_behind_a_trusted_proxy_forwarded_https_makes_the_cookie_secure(db
                 headers={"X-Forwarded-Proto": "https"},
             )
             assert behind.status_code == 200 and secure_cookie(behind)
+    finally:
+        await fanout.close()
+
+
+async def test_the_table_socket_and_http_refuse_the_same_foreign_origins(db: Database) -> None:
+    """One rule (`security.from_this_site`) on both paths: what a state-changing HTTP request
+    from another site is refused for, a table socket's handshake is refused for too, and
+    what this site sends passes both."""
+    fanout = create_fanout("memory://")
+    try:
+        async with live_server(db, fanout, FakeClock()) as live:
+            _user, token = await live.user("Ann")
+            made = await live.create_table(token, name="Guarded", small_bet=100)
+            socket = f"{live.ws_url}/ws/tables/{made['table']['id']}"
+            bearer = {"Authorization": f"Bearer {token}"}
+            async with live.http(token) as http:
+                for headers in FOREIGN:
+                    r = await http.post("/api/tables", json={"name": "X"}, headers=headers)
+                    assert r.status_code == 403 and error(r) == "foreign_origin", headers
+                    with pytest.raises(InvalidStatus) as refused:
+                        async with connect(socket, additional_headers={**bearer, **headers}):
+                            pass
+                    assert refused.value.response.status_code == 403, headers
+                same = {"Origin": live.url, "Sec-Fetch-Site": "same-origin"}
+                r = await http.post("/api/tables", json={"name": "Y", "small_bet": 100},
+                                    headers=same)  # fmt: skip
+                assert r.status_code == 201, r.text
+                async with connect(socket, additional_headers={**bearer, **same}):
+                    pass
     finally:
         await fanout.close()
 

@@ -116,7 +116,7 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
         cy_id, _ = await player(client, "cy")
         hand = await stored_hand(client, cy_id, ann_id, bob_id)  # ann calls down and mucks
 
-        reply = await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_number": hand}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (403, "email_not_verified")
         assert "verify your email address ann@example.com first" in message
@@ -133,12 +133,13 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
         assert reply.json() == {"verified": True, "email": "ann@example.com"}
         assert (await client.get("/api/me", headers=ann)).json()["email_verified"] is True
 
-        reply = await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_number": hand}, headers=ann)
         assert reply.status_code == 202
         assert reply.json()["request"] | {"id": 0, "created_at": ""} == {
             "id": 0,
             "kind": "hands",
-            "hand_ids": [hand],
+            "hand_numbers": [hand],
+            "hand_ids": [hand],  # the name before, still said
             "to": "ann@example.com",
             "status": "queued",
             "attempts": 0,
@@ -186,17 +187,22 @@ async def test_refusals_are_clear(settings: Settings, smtp: SmtpSink) -> None:
         # someone else's hand (and a hand that does not exist)
         for hand in (bobs, missing):
             status, code, message = refusal(
-                await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
+                await client.post("/api/mail/hands", json={"hand_number": hand}, headers=ann)
             )
             assert (status, code) == (403, "not_dealt_in")
             assert f"you were not dealt into hand #{hand}" in message
         status, code, _ = refusal(
-            await client.post("/api/mail/hands", json={"hand_ids": [anns, bobs]}, headers=ann)
+            await client.post("/api/mail/hands", json={"hand_numbers": [anns, bobs]}, headers=ann)
         )
         assert (status, code) == (403, "not_dealt_in")
 
         # malformed requests
-        for body in ({}, {"hand_id": anns, "last": 3}, {"last": 101}, {"hand_id": "a\r\nb"}):
+        for body in (
+            {},
+            {"hand_number": anns, "last": 3},
+            {"last": 101},
+            {"hand_number": "a\r\nb"},
+        ):
             reply = await client.post("/api/mail/hands", json=body, headers=ann)
             assert reply.status_code == 422, body
         assert (await client.post("/api/mail/hands", json={"last": 5})).status_code == 401
@@ -204,18 +210,19 @@ async def test_refusals_are_clear(settings: Settings, smtp: SmtpSink) -> None:
         assert (status, code) == (409, "email_already_verified")
 
         # a flood: 3 an hour (this test's setting), then a clear refusal with Retry-After
+        # (the names before, "hand_id" and "hand_ids", are still read)
         bodies: list[dict[str, Any]] = [{"hand_id": anns}, {"last": 100}, {"hand_ids": [anns]}]
         for accepted in bodies:
             reply = await client.post("/api/mail/hands", json=accepted, headers=ann)
             assert reply.status_code == 202, reply.text
-        reply = await client.post("/api/mail/hands", json={"hand_id": anns}, headers=ann)
+        reply = await client.post("/api/mail/hands", json={"hand_number": anns}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (429, "rate_limited")
         assert "you may ask for 3 hand-history emails an hour; try again in" in message
         assert 3000 < int(reply.headers["Retry-After"]) <= 3600
         # bob's own limit is untouched, and only his hands are his
         reply = await client.post("/api/mail/hands", json={"last": 10}, headers=bob)
-        assert reply.status_code == 202 and reply.json()["request"]["hand_ids"] == [bobs]
+        assert reply.status_code == 202 and reply.json()["request"]["hand_numbers"] == [bobs]
         await smtp.wait_for(4)
         requests = await wait_until(client, ann, lambda rs: {r["status"] for r in rs} == {"sent"})
         assert len(requests) == 3
@@ -236,7 +243,7 @@ async def test_pending_requests_are_delivered_after_a_restart(
         await verify_directly(client, ann_id)
         for hand in numbers:
             assert (
-                await client.post("/api/mail/hands", json={"hand_id": hand}, headers=ann)
+                await client.post("/api/mail/hands", json={"hand_number": hand}, headers=ann)
             ).status_code == 202
         requests = (await client.get("/api/mail/requests", headers=ann)).json()["requests"]
         assert [r["status"] for r in requests] == ["queued", "queued"]

@@ -83,7 +83,7 @@ async def test_one_hand_has_one_number_at_the_table_in_the_api_the_email_and_bot
 
     await request_hands(
         db, StoredHistory(), user_id=ann, now=clock(), limits=MailLimits(),
-        hand_ids=[int(number)],
+        numbers=[int(number)],
     )  # fmt: skip
     worker = MailWorker(db, SmtpTransport.from_url(smtp.url), StoredHistory(), clock=clock)
     assert await worker.run_once() == 1

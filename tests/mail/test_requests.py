@@ -40,7 +40,7 @@ async def test_the_limit_holds_for_concurrent_requests_and_slides_with_the_clock
         async def ask(db: Database) -> str:
             try:
                 await request_hands(
-                    db, history, user_id=ann.id, now=clock(), limits=LIMITS, hand_ids=[number]
+                    db, history, user_id=ann.id, now=clock(), limits=LIMITS, numbers=[number]
                 )
             except RateLimited as exc:
                 return f"retry in {exc.retry_after}"

@@ -170,7 +170,7 @@ async def _queue_hand(db: Database, now: Any) -> int:
     """bob asks for a stored hand he called down and mucked; its number."""
     users = {s: await make_player(db, name) for s, name in enumerate(["ann", "bob", "cy"])}
     number = await store_showdown_hand(db, {s: u.id for s, u in users.items()})
-    await request_hands(db, HISTORY, user_id=users[1].id, now=now, limits=LIMITS, hand_ids=[number])
+    await request_hands(db, HISTORY, user_id=users[1].id, now=now, limits=LIMITS, numbers=[number])
     return number
 
 

@@ -73,7 +73,7 @@ async def ask(db: Database, clock: FakeClock, played: Played, name: str) -> Mail
         user_id=played.ids[name],
         now=clock(),
         limits=LIMITS,
-        hand_ids=[played.number],
+        numbers=[played.number],
     )
 
 
@@ -301,5 +301,5 @@ async def test_r24_a_stored_hand_is_mailed_with_the_mucked_cards_not_the_folded_
     assert await HISTORY.recent_hands(db, other.id, 100) == []
     with pytest.raises(NotDealtIn):
         await request_hands(
-            db, HISTORY, user_id=other.id, now=clock(), limits=LIMITS, hand_ids=[number]
+            db, HISTORY, user_id=other.id, now=clock(), limits=LIMITS, numbers=[number]
         )

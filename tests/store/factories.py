@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store import accounts, tournaments
 from app.store.models import PokerTable, User
-from app.store.tables import create_table
+from app.store.table_rows import create_table
 
 # not a real argon2 hash: these users never log in through the API
 FAKE_HASH = "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$ZmFrZWZha2VmYWtlZmFrZQ"

@@ -27,7 +27,7 @@ from app.store.errors import (
     UnbalancedTransaction,
 )
 from app.store.models import LedgerEntry, LedgerTransaction, Seat
-from app.store.tables import close_table, get_table, open_tables
+from app.store.table_rows import close_table, get_table, open_tables
 from tests.store.factories import make_table, make_user
 
 

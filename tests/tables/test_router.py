@@ -24,7 +24,9 @@ from app.store.lease_models import ServerProcess, TableLease
 from app.store.types import utcnow
 from app.tables import FakeClock, LedgerTableStore, TableError, TableManager, TableSettings
 from app.tables import messages as m
-from app.tables.router import ProcessOp, TableRouter
+from app.tables.handover import Handover
+from app.tables.peers import Peers
+from app.tables.rpc import ProcessOp, TableRouter
 from app.wire import client as c
 from app.wire.limits import MAX_CHIPS, MAX_SEATS
 from app.wire.process import VERSION
@@ -37,6 +39,7 @@ SETTINGS = TableSettings(name="Routed", small_bet=100, big_bet=200, ante=10, bri
 class Process:
     manager: TableManager
     router: TableRouter
+    peers: Peers
 
 
 @pytest.fixture
@@ -56,8 +59,10 @@ async def processes(sqlite_db: Database, memory_fanout: BaseFanout) -> AsyncIter
             capacity=10,
         )
         router = TableRouter(manager, memory_fanout, me=name, directory=directory, timeout=2.0)
+        peers = Peers(router)
+        Handover(router, peers)  # it answers "claim", "move" and "room"
         await router.start()
-        made.append(Process(manager, router))
+        made.append(Process(manager, router, peers))
     try:
         yield made
     finally:
@@ -207,9 +212,9 @@ async def test_the_lobby_question_reaches_every_process(processes: list[Process]
     await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
     await b.manager.create(SETTINGS, host_user_id=None, password_hash=None)
     await b.manager.create(SETTINGS, host_user_id=None, password_hash=None)
-    answers = await c.router.ask_all("count", {})
+    answers = await c.peers.ask_all("count", {})
     assert sorted(answers) == [0, 1, 2]
-    rooms = await c.router.rooms()
+    rooms = await c.peers.rooms()
     assert {r.process: r.free for r in rooms} == {"a": 9, "b": 8}
 
 
@@ -228,11 +233,11 @@ async def test_a_dead_process_s_sockets_stop_counting_as_watchers(
     await b.router.request(table.id, m.Join(7, "b"))  # a socket on b
     await c.router.request(table.id, m.Join(8, "c"))  # and one on c
     assert table.observer_count() == 2
-    a.router.peers_ttl = 0
-    await a.router.sweep()  # all three alive
+    a.peers.ttl = 0
+    await a.peers.sweep()  # all three alive
     async with sqlite_db.transaction() as s:  # c dies: its row leaves the registry
         await s.execute(delete(ServerProcess).where(ServerProcess.id == "c"))
-    await a.router.sweep()
+    await a.peers.sweep()
     await a.router.request(table.id, m.Resync(7))  # the table has handled what came before
     assert table.observer_count() == 1  # c's socket no longer counts; b's does
     await b.router.request(table.id, m.Unwatch(7, "b"))

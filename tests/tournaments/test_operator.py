@@ -14,7 +14,7 @@ from app.engine.tournament import payouts
 from app.fanout import channels
 from app.store.directory import Directory
 from app.tables import Table
-from app.tables.router import TableRouter
+from app.tables.rpc import TableRouter
 from app.tournaments import service
 from app.tournaments.spec import TournamentSpec
 from tests.tournaments.harness import (

@@ -28,7 +28,7 @@ export function emptyState(userId) {
     closed: false,
     handsSeen: 0,
     observers: 0, // people watching who are not seated
-    lastHandId: null, // the last finished hand this player was dealt into
+    lastHandNumber: null, // the last finished hand this player was dealt into
     commitment: null, // {hand_id, commitment, scheme, reveal, verdict}: the deal fixed before the first card, opened after
     voidedSeen: new Set(), // cancelled hands already told (an event, or a snapshot's `voided`)
     frozen: false, // a command was refused `table_frozen`: the server's clock stands still
@@ -479,7 +479,7 @@ export function applyEvent(state, ev) {
           if (hand.players[seat]) hand.players[seat].stack = ev.stacks[i];
         });
         hand.over = true;
-        if (mySeat(state) !== null && hand.players[mySeat(state)]) state.lastHandId = hand.number; // mail names hands by number
+        if (mySeat(state) !== null && hand.players[mySeat(state)]) state.lastHandNumber = hand.number; // mail names hands by number
         hand.to_act = null;
         hand.legal = null;
         hand.deadline = null;

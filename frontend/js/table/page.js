@@ -155,7 +155,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const table = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandId, state.observers, invite]);
+    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandNumber, state.observers, invite]);
     keyed(header, key, () => {
       if (!table) return h("h1.table-title", t("conn.connecting"));
       const conn = t(`conn.${status}`);
@@ -171,7 +171,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(btn(t("table.top_up"), "top-up", topUp));
         buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
       }
-      if (state.lastHandId) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandId)));
+      if (state.lastHandNumber) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandNumber)));
       if (invite && host && !state.closed && !directed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
       if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
       buttons.push(btn(t("nav.lobby"), "lobby", () => onLeave()));
@@ -275,10 +275,10 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     );
   }
 
-  async function emailLastHand(handId) {
+  async function emailLastHand(number) {
     try {
-      const r = await emailHand(handId);
-      toast(t("mail.requested_hand", { hand: handId, id: r.id, status: t(`mail.status.${r.status}`) }));
+      const r = await emailHand(number);
+      toast(t("mail.requested_hand", { hand: number, id: r.id, status: t(`mail.status.${r.status}`) }));
     } catch (err) {
       toast(err.status === 403 && err.code === "email_not_verified" ? t("mail.verify_first") : err.message, "error", 6000);
     }

@@ -6,6 +6,8 @@ Each process follows its own channel (`channels.process(id)`). A request names a
 table (or none: a question for the process itself, such as the lobby's lines or "create a
 table"), the asking process and a request id; the answer goes to the asker's channel. Ops are
 registered by the layers above (`table_op`, `process_op`): the router only carries them.
+The other live processes and the lobby's question to all of them: `app.tables.peers`; tables
+handed from one process to another: `app.tables.handover`.
 
 Where a table runs: the lease table (`Directory`), cached. A cached owner that answers "not
 here" (it let the table go) or not at all within `timeout` seconds is forgotten and the
@@ -32,15 +34,13 @@ from app.fanout import GAP, BaseFanout, FanoutError, Subscription, channels
 from app.jsontext import from_json, to_json
 from app.store.directory import Room, Whereabouts
 from app.tables import messages as m
-from app.tables.errors import MOVED, TableError
+from app.tables.errors import TableError
 from app.tables.table import Table
 from app.wire import process as process_wire
 
-log = logging.getLogger("app.tables.router")
+log = logging.getLogger("app.tables.rpc")
 
 ROUTE_TIMEOUT = 5.0  # seconds a routed command waits for the table's owner
-GATHER_TIMEOUT = 2.0  # seconds the lobby waits for each process's lines
-PEERS_TTL = 1.0  # seconds the list of live processes is reused for
 INBOX = 65536  # requests and answers one process may have queued before it reads them
 _MOVED_CODES = frozenset({"not_here", "table_moved"})
 
@@ -99,20 +99,12 @@ class TableRouter:
         self.directory = directory
         self.timeout = timeout
         self.table_ops: dict[str, TableOp] = {"request": _request, "direct": _direct}
-        self.process_ops: dict[str, ProcessOp] = {
-            "claim": self._claim,
-            "move": self._move,
-            "room": self._room,
-        }
+        self.process_ops: dict[str, ProcessOp] = {}
         self.owners: dict[int, str] = {}  # table -> the process last known to run it
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._sub: Subscription | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._listener: asyncio.Task[None] | None = None
-        self.peers_ttl = PEERS_TTL
-        self._peers_cache: list[Room] = []
-        self._peers_at: float | None = None
-        self._live: set[str] | None = None  # the live processes at the last sweep
 
     def table_op(self, name: str, op: TableOp) -> None:
         self.table_ops[name] = op
@@ -250,36 +242,6 @@ class TableRouter:
         deadline = asyncio.get_running_loop().time() + self.timeout
         return await self._send(process, op, args, deadline, None)
 
-    async def ask_all(self, op: str, args: dict[str, Any]) -> list[Any]:
-        """Run process op `op` on every live process; the answers of those that answered
-        within `GATHER_TIMEOUT` (a process that died a moment ago is left out)."""
-        processes = [self.me] + [r.process for r in await self._peers()]
-
-        async def one(process: str) -> Any:
-            try:
-                return await asyncio.wait_for(self.ask_process(process, op, args), GATHER_TIMEOUT)
-            except (TableError, TimeoutError) as exc:
-                log.warning("process %s did not answer %s (%s)", process, op, exc)
-                return None
-
-        answers = await asyncio.gather(*(one(p) for p in processes))
-        return [a for a in answers if a is not None]
-
-    async def rooms(self) -> list[Room]:
-        """The live processes (other than this one), the one with the most room first."""
-        if self.directory is None:
-            return []
-        return [r for r in await self.directory.rooms() if r.process != self.me]
-
-    async def _peers(self) -> list[Room]:
-        """`rooms`, at most `PEERS_TTL` seconds old: every lobby listing asks every process,
-        and the database need not be asked who they are each time."""
-        now = asyncio.get_running_loop().time()
-        if self._peers_at is None or now - self._peers_at > self.peers_ttl:
-            self._peers_cache = await self.rooms()
-            self._peers_at = now
-        return self._peers_cache
-
     async def _send(
         self, process: str, op: str, args: dict[str, Any], deadline: float, table_id: int | None
     ) -> Any:
@@ -307,121 +269,6 @@ class TableRouter:
                 raise unreachable() from None
         finally:
             self._waiting.pop(rid, None)
-
-    async def sweep(self) -> None:
-        """Each heartbeat: if a process left the registry (it died), the tables here forget
-        the sockets it held (they were counted as watching; their players reconnect
-        elsewhere and are counted there)."""
-        if self.directory is None:
-            return
-        live = {self.me, *(r.process for r in await self._peers())}
-        gone = tuple(sorted(self._live - live)) if self._live is not None else ()
-        self._live = live
-        if gone:
-            for table in self.tables.running():
-                table.post(m.ViewersGone(gone))
-
-    # -- tables changing hands -------------------------------------------------------------
-
-    async def hand_over(self, table_ids: list[int], to: str | None = None) -> dict[int, str]:
-        """These tables were let go here (between hands): have another live process claim
-        them now (`to`, or those with room, the most room first) rather than at its next
-        heartbeat. One that nobody takes stays free: any process's heartbeat claims it.
-        Returns who claimed which."""
-        if not table_ids:
-            return {}
-        if to is not None and to != self.me:
-            targets = [to] * len(table_ids)
-        else:
-            targets = []
-            for room in await self.rooms():
-                targets += [room.process] * room.free
-                if len(targets) >= len(table_ids):
-                    break
-        given: dict[str, list[int]] = {}
-        for table_id, process in zip(table_ids, targets, strict=False):
-            given.setdefault(process, []).append(table_id)
-        taken: dict[int, str] = {}
-
-        async def give(process: str, tables: list[int]) -> None:
-            try:
-                claimed = await self.ask_process(process, "claim", {"tables": tables})
-            except TableError as exc:
-                log.warning("tables %s not handed to %s (%s)", tables, process, exc.code)
-                return
-            for table_id in claimed:
-                self.owners[table_id] = process
-                taken[table_id] = process
-            declined = sorted(set(tables) - set(claimed))
-            if declined:  # it filled up meanwhile: free until some process claims them
-                log.warning("tables %s not taken by %s", declined, process)
-
-        await asyncio.gather(*(give(p, t) for p, t in given.items()))
-        return taken
-
-    async def _claim(self, args: dict[str, Any]) -> list[int]:
-        """Another process let these tables go for this one to run."""
-        return await self.tables.adopt([int(t) for t in args["tables"]])
-
-    async def _room(self, args: dict[str, Any]) -> int | None:
-        """How many more tables this process would take now (None: no limit)."""
-        return self.tables.room()
-
-    async def _target(self, to: str | None) -> str:
-        """Where a table of this process may move: `to`, or the live process with the most
-        room. Refused (`TableError`, before anything stops) when it is this process, not a
-        live one, does not answer, or has no room: asked itself, not the leases' count."""
-        rooms = await self.rooms()
-        if to is not None:
-            if to == self.me:
-                raise TableError("invalid_target", f"the table already runs on {to}")
-            if to not in {r.process for r in rooms}:
-                raise TableError(
-                    "no_such_process", f"no live server process {to} (see `tables where`)"
-                )
-            candidates = [to]
-        else:
-            candidates = [r.process for r in rooms if r.free > 0]
-        for process in candidates:
-            try:
-                room = await self.ask_process(process, "room", {})
-            except TableError as exc:
-                if to is None:
-                    continue  # the next one, then
-                raise TableError(exc.code, f"server process {to} did not answer") from None
-            if room is None or room > 0:
-                return process
-        if to is not None:
-            raise TableError(
-                "server_full",
-                f"server process {to} runs as many tables as it may (TABLE_CAPACITY)",
-            )
-        raise TableError("server_full", "no other server process has room for the table")
-
-    async def _move(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Move a table this process runs to another (`to`, or the one with most room) once
-        its hand is over (at most `seconds`). The answer: `moved` (False: its hand did not
-        end in time, and it plays on here), the `target`, and `owner`, where it runs now: the
-        target, or this process again when the target did not take it after all (it filled
-        up or went away meanwhile), or None when nobody could (a heartbeat claims it)."""
-        table_id = int(args["table"])
-        if self.tables.get(table_id) is None:
-            raise TableError("table_moved", MOVED)
-        to = args.get("to")
-        target = await self._target(str(to) if to else None)
-        owner: list[str | None] = [None]  # let go, and (not yet) claimed
-
-        async def then(table_ids: list[int]) -> None:
-            taken = await self.hand_over(table_ids, target)
-            if taken.get(table_id) == target:
-                owner[0] = target
-                return
-            # back here at once, not free until some heartbeat
-            back = await self.tables.adopt([table_id])
-            owner[0] = self.me if table_id in back else None
-
-        moved = await self.tables.move(table_id, float(args.get("seconds", 30.0)), then)
-        return {"moved": moved, "target": target, "owner": owner[0] if moved else self.me}
 
     # -- answering -------------------------------------------------------------------------
 
