@@ -1,13 +1,13 @@
 """README's Commands table names every `python -m app` command and, in that command's row,
-every flag its argparse parser takes (read from the parsers, so a new flag must be written
-down), and each row gives the exit codes. Its Benchmarks part names every flag of the
-benchmark scripts (`benchmarks/*.py`), read from their parsers too. Each check is also run
-on a README with a flag taken out, to show it would notice."""
+every flag its argparse parser takes (read from the parser `app.__main__.main` builds, so a
+new command or flag must be written down), and each row gives the exit codes. Its
+Benchmarks part names every flag of the benchmark scripts (`benchmarks/*.py`), read from
+their parsers too. Each check is also run on a README with a flag taken out, to show it
+would notice."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from app.__main__ import COMMANDS
+from app.__main__ import COMMANDS, main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -43,9 +43,10 @@ def _commands() -> dict[str, list[str]]:
         if not subs:
             out[name] = _flags(parser)
 
-    for name, module_name in COMMANDS.items():
-        parser = argparse.ArgumentParser(prog=f"python -m app {name}")
-        importlib.import_module(module_name).add_arguments(parser)
+    top = _parser_of(main)  # `python -m app`'s own parser, as `main` builds it
+    (commands,) = [a for a in top._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(commands.choices) == set(COMMANDS)
+    for name, parser in commands.choices.items():
         walk(name, parser)
     return out
 
@@ -79,8 +80,9 @@ class _Parser(Exception):
         self.parser = parser
 
 
-def _benchmark_parser(entry: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
-    """The parser a benchmark script builds, caught as it is about to read the command line."""
+def _parser_of(entry: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
+    """The parser `entry` builds (a command's `main`, a benchmark's), caught as it is about to
+    read the command line."""
 
     def caught(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> NoReturn:
         raise _Parser(self)
@@ -103,7 +105,7 @@ def _benchmarks() -> dict[str, list[str]]:
         "benchmarks/server.py": server.parse,
         "benchmarks/tournament.py": tournament.parse,
     }
-    return {script: _flags(_benchmark_parser(entry)) for script, entry in entries.items()}
+    return {script: _flags(_parser_of(entry)) for script, entry in entries.items()}
 
 
 def missing_benchmark_flags(readme: str) -> list[str]:
