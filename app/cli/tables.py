@@ -1,8 +1,9 @@
 """Where the tables run, and moving one: `python -m app tables where` lists every registered
-server process (a killed one stays registered until the next process starts on the database:
-each line says how old its heartbeat is and whether that makes it live) and the tables
-each runs; `python -m app tables move ID [--to PROCESS]` asks the table's owner to hand it
-over between hands (to PROCESS, else the process with most room).
+server process, not only the live ones (a killed one stays registered until a process
+starting on the database finds it dead: each line says how old its heartbeat is and whether
+that makes it live) and the tables each runs; `python -m app tables move ID [--to
+PROCESS]` asks the table's owner to hand it over between hands (to PROCESS, else the
+process with most room).
 
 `move` exits 0 once the table runs on the target (read back from its lease); 1 when nothing
 moved (refused: no such table or process, the target is full or silent; or the hand did
