@@ -49,6 +49,10 @@ class Inbox(Generic[T]):
         """The oldest item; `IndexError` when empty."""
         return self._items.popleft()
 
+    def peek(self) -> T | None:
+        """The oldest item, left in; None when empty."""
+        return self._items[0] if self._items else None
+
     def take_all(self) -> list[T]:
         """Every item, oldest first; the inbox is empty after."""
         items = list(self._items)

@@ -186,7 +186,7 @@ class Director:
 
     async def _handle(self, msg: Any) -> Any:
         if isinstance(msg, Reported):
-            return await self._reported(msg.body)
+            return await self._reports([msg.body, *self._queued_reports()])
         if isinstance(msg, Tick):
             return await self._ticked()
         handler = COMMANDS.get(msg.name)
@@ -262,28 +262,45 @@ class Director:
 
     # -- the report of a table's hand ------------------------------------------------------
 
-    async def _reported(self, body: dict[str, Any]) -> None:
+    def _queued_reports(self) -> list[dict[str, Any]]:
+        """The reports waiting next in the mailbox, taken with the one in hand: one decision
+        answers them all (with many tables, reports come faster than decisions one by one)."""
+        bodies = []
+        while isinstance(head := self.mailbox.peek(), tuple) and isinstance(head[0], Reported):
+            bodies.append(self.mailbox.get_nowait()[0].body)
+        return bodies
+
+    async def _reports(self, bodies: list[dict[str, Any]]) -> None:
+        wanted = [await self._reported(body) for body in bodies]
+        if "decide" in wanted and self.status == "running":
+            await self.decide()
+        elif "deal" in wanted:
+            await self._deal()
+
+    async def _reported(self, body: dict[str, Any]) -> str | None:
+        """A table's report taken in; what it asks for next: a decision, the orders to deal
+        (or wait), or nothing."""
         slot = self.slots.get(body["table"])
         if slot is None:
-            return
+            return None
         hand = body.get("hand")
         if hand is not None and hand == slot.reported and slot.in_hand:
             # a report again that crossed the orders to deal: its seats are from before
             # them (a player moved away would sit at two tables), and it says nothing new
-            return
+            return None
         if self.status != "running":  # over: a table that was in a hand closes now
             self._took(slot, body)
             await self.close_table(slot)
-            return
+            return None
         if hand == slot.reported:
             if not slot.in_hand:
                 slot.told = False  # a report again: it waits for word, whatever it was told
-                await self._deal()
-            return  # else said before it took its go (a new table's first word): it deals
+                return "deal"
+            return None  # else said before it took its go (a new table's first word): it deals
         self._took(slot, body)
         if self.t.rebuy:  # a rebuy waiting behind the hand was posted with it: the pool grew
             self.pool = await self.books.pool()
-        await self.decide()
+        return "decide"
 
     def _took(self, slot: Slot, body: dict[str, Any]) -> None:
         """The table's word on its seats. A player dealt into its hand and gone from its
@@ -422,11 +439,13 @@ class Director:
             self.clock_.next_level(self.clock.monotonic())
             await self.save()
             await self.publish("level", {"level": self.clock_.level + 1})
-            for slot in self.slots.values():  # let deal already: a hand it deals from now
-                if slot.in_hand:  # plays the new level (a hand being played keeps its own)
-                    await self._send(slot, p.DirectorOrders(
-                        tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(),
-                    ))  # fmt: skip
+            stakes = self.stakes()
+            await asyncio.gather(*(  # let deal already: a hand it deals from now plays the
+                self._send(slot, p.DirectorOrders(  # new level (one in play keeps its own)
+                    tournament_id=self.id, epoch=self.books.epoch, stakes=stakes,
+                ))
+                for slot in self.slots.values() if slot.in_hand
+            ))  # fmt: skip
 
     # -- balance (R33) ----------------------------------------------------------------------
 
@@ -441,9 +460,22 @@ class Director:
             for s in sorted(self.slots.values(), key=lambda s: s.table_id)
         ]  # fmt: skip
 
+    def _settled(self) -> bool:
+        """Whether the balancing plan would do nothing (`balancing.settled`, from the counts:
+        the usual case after a hand, without building the plan's inputs)."""
+        alive = self.alive()
+        users = {e.user_id for e in alive}
+        return balancing.settled(
+            {t: sum(1 for u in s.seats.values() if u in users) for t, s in self.slots.items()},
+            {t: s.max_seats for t, s in self.slots.items()},
+            final_table_seats=self.t.seats_per_table
+            if len(alive) <= self.t.seats_per_table else None,
+            break_order=self.break_order,
+        )  # fmt: skip
+
     async def _balance(self) -> None:
         self.waiting = frozenset()
-        if len(self.slots) < 2 or self.seed is None:
+        if len(self.slots) < 2 or self.seed is None or self._settled():
             return
         purpose = f"balance:{self.hands}:{self.moves_made}"
         inputs: dict[str, Any] = {
@@ -480,20 +512,19 @@ class Director:
         for move in moves:
             sources.setdefault(move.from_table, []).append(move)
         standing: list[tuple[Entry, balancing.Move]] = []
-        for table_id, group in sources.items():
+        groups = list(sources.items())
+        answers = await asyncio.gather(*(  # each table its own order, all at once
+            self._send(self.slots[table_id], p.DirectorOrders(
+                tournament_id=self.id, epoch=self.books.epoch, unseat=[
+                    p.UnseatOrder(user_id=by_entry[m.entry_id].user_id, entry_id=m.entry_id,
+                                  to_table=m.to_table, seat=m.to_seat)
+                    for m in group
+                ],
+            ))
+            for table_id, group in groups
+        ))  # fmt: skip
+        for (table_id, group), answer in zip(groups, answers, strict=True):
             slot = self.slots[table_id]
-            unseat = [
-                p.UnseatOrder(
-                    user_id=by_entry[m.entry_id].user_id,
-                    entry_id=m.entry_id,
-                    to_table=m.to_table,
-                    seat=m.to_seat,
-                )
-                for m in group
-            ]
-            answer = await self._send(slot, p.DirectorOrders(
-                tournament_id=self.id, epoch=self.books.epoch, unseat=unseat,
-            ))  # fmt: skip
             if answer is None:
                 continue
             for m in group:
@@ -508,8 +539,10 @@ class Director:
         targets: dict[int, list[tuple[Entry, balancing.Move]]] = {}
         for entry, m in standing:
             targets.setdefault(m.to_table, []).append((entry, m))
-        for table_id, arrivals in targets.items():
-            await self._seat_all(self.slots[table_id], [(e, m.to_seat) for e, m in arrivals])
+        await asyncio.gather(*(
+            self._seat_all(self.slots[table_id], [(e, m.to_seat) for e, m in arrivals])
+            for table_id, arrivals in targets.items()
+        ))  # fmt: skip
 
     async def _seat_all(self, target: Slot, arrivals: list[tuple[Entry, int]]) -> bool:
         orders = [
@@ -556,17 +589,17 @@ class Director:
         next round together."""
         self._hand_for_hand()
         idle = [s for s in self.slots.values() if not s.in_hand]
+        stakes = self.stakes()
+        go: list[tuple[Slot, bool, int | None]]
         if self.round is None:
-            for slot in idle:
-                await self._answer(slot, self.may_deal(slot), None)
-            return
-        if len(idle) < len(self.slots):
-            for slot in idle:
-                await self._answer(slot, False, None)
-            return
-        self.round += 1
-        for slot in idle:
-            await self._answer(slot, self.may_deal(slot), self.round)
+            go = [(slot, self.may_deal(slot), None) for slot in idle]
+        elif len(idle) < len(self.slots):
+            go = [(slot, False, None) for slot in idle]
+        else:
+            self.round += 1
+            go = [(slot, self.may_deal(slot), self.round) for slot in idle]
+        # every table its orders at once: one slow table keeps no other waiting
+        await asyncio.gather(*(self._answer(*each, stakes) for each in go))
 
     def _hand_for_hand(self) -> None:
         """R32: while the next bust is on a big pay jump (the bubble, or a jump in the money:
@@ -578,15 +611,17 @@ class Director:
         elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):
             self.round = None
 
-    async def _answer(self, slot: Slot, deal: bool, round_: int | None) -> None:
+    async def _answer(
+        self, slot: Slot, deal: bool, round_: int | None, stakes: p.Stakes | None = None
+    ) -> None:
         """A table between hands is told to deal, or to wait; a wait is said once (until the
         table reports again), places and refills whenever there are some."""
         news = bool(self.notices.get(slot.table_id)) or self._refill_due(slot)
         if not deal and slot.told and not news:
             return
         orders = p.DirectorOrders(
-            tournament_id=self.id, epoch=self.books.epoch, stakes=self.stakes(), deal=deal,
-            round=round_, finished=self.notices.pop(slot.table_id, []),
+            tournament_id=self.id, epoch=self.books.epoch, stakes=stakes or self.stakes(),
+            deal=deal, round=round_, finished=self.notices.pop(slot.table_id, []),
             refill_ms=self._refill_for(slot), bank_cap_ms=int(self.t.time_bank_ms or 0),
         )  # fmt: skip
         if await self._send(slot, orders) is None:

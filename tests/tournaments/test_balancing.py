@@ -51,18 +51,22 @@ class Balance:
         for row in rows[self.draws :]:
             result = row.result or {}
             views = {v[0]: v for v in result["views"]}
-            into: set[int] = set()
+            # the seats opened at each target and still free, the last opened last: one
+            # plan may move several players into one table (two tables ended their hands
+            # before one decision), each into the last seat opened that is still free
+            free = {
+                t: [s for s in opened if str(s) not in sitting]
+                for t, _, sitting, opened, _ in views.values()
+            }
             for entry, source, target, seat in result["moves"]:
                 where[entry] = (target, seat)
                 broken = source in self.director.breaks or source == target
-                if broken or target in into:
+                if broken and seat in free[target]:
+                    free[target].remove(seat)  # drawn for a broken table's player
+                if broken or not free[target]:
                     continue
-                into.add(target)
-                _, _, sitting, opened, _ = views[target]
-                free = [s for s in opened if str(s) not in sitting]
-                if free:
-                    assert seat == free[-1], (row.purpose, result)  # the last seat opened
-                    self.last_opened += 1
+                assert seat == free[target].pop(), (row.purpose, result)  # the last opened
+                self.last_opened += 1
             self.drawn_seats += sum(
                 1 for _, source, _, _ in result["moves"] if source in self.director.breaks
             )

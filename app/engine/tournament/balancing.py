@@ -159,6 +159,33 @@ def plan(
     return Plan(tuple(moves), (*closing, *now), waiting, later)
 
 
+def settled(
+    counts: Mapping[int, int],
+    max_seats: Mapping[int, int],
+    *,
+    final_table_seats: int | None = None,
+    break_order: Sequence[int] = (),
+) -> bool:
+    """Whether `plan` would do nothing (no move, no table closing, breaking or waiting), read
+    from the players at each table alone: none empty, none more than one from another, no
+    final table to draw and none to break (the players do not fit the tables but the first
+    to break). Cheaper than the plan, whose inputs are every seat."""
+    if not counts:
+        return True
+    if min(counts.values()) == 0:
+        return False  # an empty table closes
+    if len(counts) == 1:
+        return True
+    if max(counts.values()) - min(counts.values()) > 1:
+        return False
+    players = sum(counts.values())
+    if final_table_seats is not None and players <= final_table_seats:
+        return False
+    first = next((t for t in break_order if t in counts), min(counts))
+    rest = [n for t, n in max_seats.items() if t != first and t in counts]
+    return len(rest) < (1 if final_table_seats is None else 2) or players > sum(rest)
+
+
 def _break(table: _Table, targets: list[_Table], rng: Rng, moves: list[Move]) -> None:
     """Seat a breaking table's players by the two-step draw (TDA Rule 10)."""
     for seat in sorted(table.seats):

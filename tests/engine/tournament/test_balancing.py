@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.tournament.balancing import Move, Plan, TableView, plan
+from app.engine.tournament.balancing import Move, Plan, TableView, plan, settled
 from app.engine.tournament.draws import Rng
 
 SEED = hashlib.sha256(b"balancing").digest()
@@ -269,3 +269,50 @@ def test_r33_with_hands_in_play_only_idle_tables_move_and_three_short_waits(
         fullest = max(len(s) for s in playing.values())
         short = {t for t, s in playing.items() if len(s) <= fullest - 3}
         assert short == result.waiting, (short, result)
+
+
+@st.composite
+def field_of_tables(draw: st.DrawFn) -> tuple[list[TableView], int | None, list[int]]:
+    """2 to 6 tables of 2 to 8 seats, each with some players (entries numbered across them),
+    some in a hand; a final table size or none; a break order of some of them."""
+    n = draw(st.integers(2, 6))
+    seats = draw(st.integers(2, 8))
+    ids = count(1)
+    tables = []
+    for table_id in range(1, n + 1):
+        players = draw(st.integers(0, seats))
+        chosen = draw(st.permutations(range(seats)))[:players]
+        tables.append(
+            TableView(table_id, seats, {s: next(ids) for s in sorted(chosen)},
+                      in_hand=draw(st.booleans()))
+        )  # fmt: skip
+    final = draw(st.one_of(st.none(), st.integers(2, seats)))
+    order = draw(st.permutations(range(1, n + 1)))[: draw(st.integers(0, n))]
+    return tables, final, list(order)
+
+
+@settings(max_examples=400, deadline=None)
+@given(field_of_tables())
+def test_r33_settled_says_so_only_when_the_plan_does_nothing(
+    case: tuple[list[TableView], int | None, list[int]],
+) -> None:
+    """The director skips the plan when `settled` says the counts ask for nothing: then the
+    plan, whatever is in a hand, moves no one, closes, breaks and holds no table."""
+    tables, final, order = case
+    counts = {t.table_id: len(t.seats) for t in tables}
+    seats = {t.table_id: t.max_seats for t in tables}
+    quiet = settled(counts, seats, final_table_seats=final, break_order=order)
+    result = plan(tables, moved={}, rng=rng(), final_table_seats=final, break_order=order)
+    if quiet:
+        assert result == Plan((), (), frozenset(), ())
+
+
+def test_r33_settled_sees_each_thing_to_do() -> None:
+    eight = {1: 8, 2: 8, 3: 8}
+    assert settled({1: 7, 2: 8, 3: 7}, eight)
+    assert not settled({1: 6, 2: 8, 3: 7}, eight)  # two apart: balance
+    assert not settled({1: 0, 2: 8, 3: 7}, eight)  # empty: it closes
+    assert not settled({1: 5, 2: 5, 3: 5}, eight)  # 15 fit at two tables: one breaks
+    assert settled({1: 5, 2: 5}, {1: 8, 2: 8}, final_table_seats=8, break_order=[1])
+    assert not settled({1: 4, 2: 4}, {1: 8, 2: 8}, final_table_seats=8)  # the final table
+    assert settled({1: 3}, {1: 8})
