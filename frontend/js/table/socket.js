@@ -1,7 +1,7 @@
 // One WebSocket to one table that reconnects by itself and catches up from the last event
 // it saw (`?last_v=&epoch=`): the server answers with what was missed, or a snapshot.
 
-import { errorText } from "../api.js";
+import { errorText, get } from "../api.js";
 import { t } from "../i18n.js";
 
 const NO_RETRY = new Set([4001, 4004, 1008]); // logged out, no such table, policy
@@ -38,7 +38,9 @@ export class TableSocket {
     this.onStatus(this.attempt ? "retrying" : "connecting");
     const ws = new WebSocket(this.url());
     this.ws = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       this.attempt = 0;
       this.onStatus("open");
       this.startPings();
@@ -54,8 +56,25 @@ export class TableSocket {
         this.onStatus("gone", ev.reason || t("error.closed"));
         return;
       }
-      this.scheduleRetry();
+      if (opened) this.scheduleRetry();
+      else this.askWhy();
     };
+  }
+
+  // A refused handshake reaches a browser as 1006 whatever the reason (an HTTP 403): the
+  // table's own address says whether the table (404) or the session (401) is gone; anything
+  // else (a table moving between processes, the network) is worth another try.
+  async askWhy() {
+    try {
+      await get(`/api/tables/${this.tableId}`, { timeoutMs: 5000 });
+    } catch (err) {
+      if (this.stopped) return;
+      if (err.status === 401 || err.status === 404) {
+        this.onStatus("gone", err.message);
+        return;
+      }
+    }
+    if (!this.stopped) this.scheduleRetry();
   }
 
   scheduleRetry() {
