@@ -25,6 +25,7 @@ import math
 import sys
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import func, select
 
 from app.cli.tournament_ops import add_operator_arguments, run_operator
@@ -59,6 +60,16 @@ def run(args: argparse.Namespace) -> int:
         return run_operator(args)
     if args.players < 2:
         print("tournaments simulate: --players must be 2 or more", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if not 2 <= args.seats <= 8:
+        print("tournaments simulate: --seats must be 2 to 8", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        spec_for(args)  # the host form's own checks, before anything starts
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the tournament"
+        print(f"tournaments simulate: {where}: {first['msg']}", file=sys.stderr)
         return EXIT_UNUSABLE
     try:
         result = asyncio.run(simulate(args))

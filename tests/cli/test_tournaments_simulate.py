@@ -91,3 +91,25 @@ async def test_simulate_rotation_and_razz_to_a_winner_and_a_seed_repeats_what_it
     # levels are numbered from 1: Stud Hi, Stud Hi/Lo, Razz, and again (R26)
     assert rotation and all(variant == games[(level - 1) % 3] for level, variant in rotation)
     assert len({variant for _, variant in rotation}) >= 2  # it played more than one game
+
+
+def test_simulate_refuses_a_field_it_cannot_make_with_exit_2(tmp_path: Path) -> None:
+    """Bad flags are said in one line and exit 2 (the README's exit codes), before anything
+    starts: no traceback, no database touched."""
+    import subprocess
+
+    for flags, said in (
+        (["--seats", "1"], "--seats must be 2 to 8"),
+        (["--seats", "0"], "--seats must be 2 to 8"),
+        (["--payouts", "nonsense"], "payouts"),
+        (["--players", "1000000"], "tournaments simulate: "),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "app", "tournaments", "simulate", "--players", "10", *flags],
+            # (a later --players wins: argparse keeps the last)
+            cwd=ROOT, env=server_env(tmp_path / "data"), capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2, (flags, done.stderr)
+        assert said in done.stderr and "Traceback" not in done.stderr, (flags, done.stderr)
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").rglob("*.sqlite3"))
