@@ -47,12 +47,20 @@ def sit_and_go(page: Page, name: str, **spec: Any) -> int:
 
 
 def running(page: Page, tid: int) -> dict[str, Any]:
-    page.wait_for_function(
-        "async (id) => (await (await fetch(`/api/tournaments/${id}`)).json()).status === 'running'",
-        arg=tid,
-        polling=500,
+    """The tournament's page data once it runs (with its director's live view). Asked in a
+    loop inside the page: wait_for_function does not await an async predicate (a promise is
+    truthy, so it would return at once)."""
+    found: dict[str, Any] = page.evaluate(
+        """async (id) => {
+            for (let tries = 0; tries < 300; tries++) {
+                const data = await (await fetch(`/api/tournaments/${id}`)).json();
+                if (data.status === "running" && data.live) return data;
+                await new Promise((next) => setTimeout(next, 100));
+            }
+            throw new Error(`tournament ${id} is not running after 300 looks`);
+        }""",
+        tid,
     )
-    found: dict[str, Any] = api(page, "GET", f"/api/tournaments/{tid}")
     return found
 
 
