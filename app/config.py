@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -89,6 +90,23 @@ class Settings(BaseSettings):
         gt=0,
         description="a table socket is pinged this often, and closed when its client does not "
         "answer within as long: it stopped reading",
+    )
+
+    # Running the room: metrics and logs.
+    metrics_port: int | None = Field(
+        default=None,
+        description="serve Prometheus metrics on `http://METRICS_HOST:METRICS_PORT/metrics` "
+        "(never on `PORT`); off when unset. Each process of a host needs its own port",
+    )
+    metrics_host: str = Field(
+        default="127.0.0.1",
+        description="the address the metrics listen on: loopback unless Prometheus scrapes "
+        "from elsewhere (`0.0.0.0` in a container)",
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="`json`: each log line a JSON object (time, level, logger, message, and "
+        "the `table_id`, `hand` and `user_id` it is about); `text`: plain lines",
     )
 
     # Accounts and play money (integers in the smallest chip unit).

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import logredact
+from app import logredact, metrics
 from app.api import accounts, history, lobby, static, tournaments, ws
 from app.api import mail as mail_api
 from app.api.errors import install_handlers
@@ -44,6 +44,19 @@ async def _register(db: Database, settings: Settings) -> tuple[Me, Registration]
         await db.dispose()
         raise
     return me, registration
+
+
+def _metrics(manager: TableManager, db: Database, settings: Settings) -> Callable[[], None]:
+    """Scrapes read this process's tables, hand writer and pool; with `METRICS_PORT`, they
+    are served there (on `METRICS_HOST`), never on the public port. Returns what stops it."""
+    metrics.watch(
+        tables=lambda: list(manager.tables.values()),
+        queues=lambda: list(manager.writer.queues.values()),
+        pool=db.engine.pool,
+    )
+    if settings.metrics_port is None:
+        return lambda: None
+    return metrics.serve_metrics(settings.metrics_host, settings.metrics_port)
 
 
 @asynccontextmanager
@@ -94,9 +107,11 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     hand_over = services.handover.hand_over
     application.state.drain = lambda: manager.drain(settings.drain_seconds, then=hand_over)
     mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
+    stop_metrics = _metrics(manager, db, settings)
     try:
         yield
     finally:
+        stop_metrics()
         application.state.drain = None
         await mail_api.stop_mail(application)
         await stop_table_services(application)  # the tables' leases are released

@@ -4,8 +4,9 @@ above `app/tables` changes a table; no function in `app` is longer than a screen
 
 engine (stdlib only) < wire (the wire catalog), fanout, store, mail < tables < tournaments
 < api < main;
-`config`, `inbox` (a one-reader queue) and `collector` (the garbage collector's schedule) are
-the ground floor under all but the engine.
+`config`, `inbox` (a one-reader queue), `collector` (the garbage collector's schedule),
+`metrics` (Prometheus) and `logs` (the log lines' format) are the ground floor under all but
+the engine.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ APP = ROOT / "app"
 FRONTEND = ROOT / "frontend" / "js"
 
 # What each package may import from inside `app`.
-GROUND = {"config", "inbox", "collector", "jsontext"}
+GROUND = {"config", "inbox", "collector", "jsontext", "metrics", "logs"}
 ALLOWED: dict[str, set[str]] = {
     "engine": {"engine"},
     "fanout": {"fanout", *GROUND},

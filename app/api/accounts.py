@@ -26,6 +26,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import update
 
+from app import metrics
 from app.api.deps import DB, AppSettings, CurrentAuth, CurrentUser, PasswordHashing, cookie_secure
 from app.api.errors import api_error, from_store
 from app.api.ratelimit import Limiter, MemoryLimiter, Rule
@@ -90,8 +91,9 @@ class LoginLimits:
         )
 
 
-def refuse_if_limited(wait: float, what: str) -> None:
+def refuse_if_limited(wait: float, what: str, limit: str) -> None:
     if wait > 0:
+        metrics.RATE_LIMITED.labels(limit).inc()
         seconds = math.ceil(wait)
         raise api_error(
             429,
@@ -146,7 +148,7 @@ async def register(
     limits: LoginLimits = request.app.state.login_limits
     # looked at and counted in one step: concurrent sign-ups count too
     wait = await limits.limiter.take((limits.registrations_by_ip, _client(request)))
-    refuse_if_limited(wait, "new accounts from your address")
+    refuse_if_limited(wait, "new accounts from your address", "registration")
     password_hash = await passwords.hash(body.password)
     try:
         async with db.transaction() as session:
@@ -179,10 +181,11 @@ async def login(
     limits: LoginLimits = request.app.state.login_limits
     name_key, ip_key = accounts.name_key(body.name.strip()), _client(request)
     wait = await limits.limiter.take((limits.by_name, name_key), (limits.by_ip, ip_key))
-    refuse_if_limited(wait, "login attempts")
+    refuse_if_limited(wait, "login attempts", "login")
     async with db.session() as session:
         user = await accounts.find_user(session, body.name)
     if not await passwords.verify(user.password_hash if user else None, body.password):
+        metrics.LOGIN_FAILURES.inc()
         raise api_error(401, "bad_credentials", "wrong name or password")
     assert user is not None
     await limits.limiter.reset(limits.by_name, name_key)

@@ -14,6 +14,7 @@ from typing import Annotated
 from fastapi import Depends, WebSocketException, status
 from starlette.requests import HTTPConnection
 
+from app import logs
 from app.api.errors import api_error
 from app.api.services import TableServices
 from app.config import Settings
@@ -76,6 +77,7 @@ async def optional_auth(
         return None
     async with db.session() as session:
         found = await accounts.session_user(session, token)
+    logs.bind_user(None if found is None else found[0].id)  # this request's log lines
     return None if found is None else Authenticated(*found)
 
 
@@ -119,6 +121,7 @@ async def authenticate(conn: HTTPConnection, services: TableServices) -> Player 
         return None
     async with services.db.session() as session:
         found = await accounts.session_user(session, token)
+    logs.bind_user(None if found is None else found[0].id)  # this socket's log lines
     return None if found is None else Player(found[0].id, found[0].name, found[1].id)
 
 

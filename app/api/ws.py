@@ -27,6 +27,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 from starlette.websockets import WebSocketState
 
+from app import metrics
 from app.api.lobby import Player, TableServices, authenticate, get_services
 from app.api.security import from_this_site
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
@@ -173,6 +174,7 @@ class Connection:
                     if v <= self.last_sent:
                         continue  # already sent (a resync, or a placeholder's private twin)
                     await send(text)
+                    metrics.frame_sent(text)
                     self.last_sent = v
                     if '"moved"' in text:
                         follow = self._moved_to(text)
@@ -181,6 +183,7 @@ class Connection:
             if follow is not None:
                 await self.follow(follow)
             elif moved or gap:
+                metrics.GAPS_RESYNCED.inc(gap)
                 await self.catch_up(moved)
 
     def _moved_to(self, text: str) -> int | None:
@@ -271,6 +274,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
     watching = False
     if services.sockets is not None:
         services.sockets.add(player.session_id, ws)
+    metrics.HOT.sockets += 1
     try:
         await sub
         await table.join(player.user_id)
@@ -282,6 +286,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         if pump in done and not pump.cancelled():
             failed = pump.exception()
             if isinstance(failed, SubscriptionOverflow | TimeoutError):
+                metrics.SENDS_DROPPED.inc()
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
         reader.cancel()
@@ -293,9 +298,11 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(CLOSE_TRY_AGAIN, exc.message[:100]), 1.0)
     except TimeoutError:  # the client stopped reading while being caught up
+        metrics.SENDS_DROPPED.inc()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
     finally:
+        metrics.HOT.sockets -= 1
         if services.sockets is not None:
             services.sockets.discard(player.session_id, ws)
         if watching:

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from app import logs
 from app.config import Settings, get_settings
 from app.wire.limits import MAX_TRANSPORT_FRAME
 
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from app.main import create_app
 
     settings = settings_for(args)
+    uvicorn_logs = logs.configure(settings.log_format)  # before anything logs
     print(f"Stud server on http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
     application = create_app(settings)
     config = uvicorn.Config(
@@ -73,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         ws_ping_timeout=settings.ws_ping_seconds,
         log_level="info",
         forwarded_allow_ips=settings.forwarded_allow_ips,  # behind nginx: its forwarded headers
+        log_config=uvicorn.config.LOGGING_CONFIG if uvicorn_logs is None else uvicorn_logs,
     )
     draining_server(application, config).run()
     return 0

@@ -35,6 +35,7 @@ from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from app import metrics
 from app.fanout import channels
 from app.fanout.base import (
     DEFAULT_QUEUE_SIZE,
@@ -160,6 +161,7 @@ class RedisFanout(BaseFanout):
             try:
                 await self._flush(batch)
             except _FAILED as exc:
+                metrics.REDIS_ERRORS.labels("publish").inc()
                 _settle(sent, FanoutUnavailable(f"could not publish to Redis: {exc}"))
             except BaseException:
                 _settle(sent, FanoutClosed("fan-out closed while publishing"))
@@ -292,6 +294,7 @@ class RedisFanout(BaseFanout):
             except _FAILED as exc:
                 delay = self._backoff(attempt)
                 attempt += 1
+                metrics.REDIS_ERRORS.labels("subscribe").inc()
                 log.warning("fan-out: Redis unreachable (%s); retrying in %.2f s", exc, delay)
                 await asyncio.sleep(delay)
                 continue
@@ -307,6 +310,7 @@ class RedisFanout(BaseFanout):
                     raise  # closing
                 log.warning("fan-out: Redis stopped answering on the subscription connection")
             except _FAILED as exc:
+                metrics.REDIS_ERRORS.labels("subscribe").inc()
                 log.warning("fan-out: lost the Redis subscription connection (%s)", exc)
             finally:
                 watchdog.cancel()

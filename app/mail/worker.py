@@ -24,8 +24,9 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import func, or_, select, update
 
+from app import metrics
 from app.config import Settings
 from app.mail import compose, summaries
 from app.mail.history import HandHistory, HistorySource
@@ -130,8 +131,20 @@ class MailWorker:
                 handled = 0
             if handled or self._stopping:
                 continue
+            await self._count_outbox()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), await self._idle_seconds())
+
+    async def _count_outbox(self) -> None:
+        """The queued requests, for the metrics (`stud_mail_outbox`)."""
+        try:
+            async with self.db.session() as session:
+                queued = await session.scalar(
+                    select(func.count()).where(MailRequest.status == MailStatus.QUEUED)
+                )
+        except Exception:  # the database is away: the last count stands
+            return
+        metrics.MAIL_OUTBOX.set(queued or 0)
 
     async def _idle_seconds(self) -> float:
         """Until the next retry is due, at most `poll`."""
@@ -274,6 +287,7 @@ class MailWorker:
         self, request: MailRequest, started: datetime, outcome: AttemptOutcome, detail: str
     ) -> None:
         now = self.clock()
+        metrics.MAIL_OUTCOMES.labels(outcome.value).inc()
         values: dict[str, Any] = {"lease_owner": None, "lease_until": None}
         if outcome is AttemptOutcome.SENT:
             values |= {"status": MailStatus.SENT, "sent_at": now, "last_error": None}

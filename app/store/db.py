@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from app import metrics
 from app.jsontext import from_json, to_json
 from app.store import sqlite
 
@@ -66,8 +67,12 @@ class Database:
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         """A write transaction: commits when the block ends, rolls back if it raises."""
         async with self.sessions() as session, session.begin():
-            if self.is_sqlite:
-                await session.connection(execution_options={_IMMEDIATE: True})
+            # its connection now (SQLite: and the write lock): the wait is a metric
+            began = metrics.now()
+            await session.connection(
+                execution_options={_IMMEDIATE: True} if self.is_sqlite else None
+            )
+            metrics.DB_WAIT_SECONDS.observe(metrics.since(began))
             yield session
 
     @asynccontextmanager

@@ -9,6 +9,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
+from app import metrics
 from app.engine import Action, ActionKind, Hand, IllegalAction, Phase, SeatSpec, commitment
 from app.store.hands import HandFinish, HandStart
 from app.tables import messages as m
@@ -52,6 +53,7 @@ async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> N
         commitment.reshuffle_seed(master),
     )
     table.hand = hand
+    metrics.HANDS_DEALT.inc()
     start = hand_start(table, players, commitment.commit(deck, master))
     table.recording = Recording(start, deck, master)
     # only what is not secret is written while the hand is live
@@ -158,6 +160,7 @@ async def act(table: TableState, ask: m.Ask[c.ActMsg]) -> dict[str, Any]:
         raise TableError("illegal_action", str(exc)) from None
     if table.recording is not None:
         table.recording.inputs.append(["act", info.seat, kind.value, ask.msg.amount])
+    metrics.acting()
     publishing.engine_events(table, events)
     await after_change(table)
     return {"accepted": True}
@@ -213,6 +216,7 @@ async def timed_out(table: TableState, msg: m.TimedOut) -> None:
         protect = left
     spend_bank(table, info)
     events = hand.time_out(msg.seat, all_in_protection=protect)
+    metrics.timed_out(protect)
     if table.recording is not None:
         table.recording.inputs.append(["timeout", msg.seat, protect])
     publishing.engine_events(table, events)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
+from app import metrics
 from app.fanout import BaseFanout
 from app.tables import messages as m
 from app.tables.clock import Clock, RealClock
@@ -92,6 +93,7 @@ class TableManager:
             if not claimed:
                 return []
             voided = await self.store.void_interrupted(claimed)
+            metrics.HANDS_VOIDED.inc(len(voided))
             for stored in await self.store.load_open(claimed):
                 stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
                 table = Table.restore(stored, **self._kwargs())
@@ -99,6 +101,7 @@ class TableManager:
                 table.announce(self.store.owner)
                 table.start()
         if self.capacity is not None:  # a claim by a running process: a failover
+            metrics.FAILOVERS.inc(len(claimed))
             log.warning("claimed tables %s (their owner died or let them go)", claimed)
         return claimed
 

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from app import metrics
 from app.fanout import GAP, BaseFanout, FanoutError, Subscription, channels
 from app.jsontext import from_json, to_json
 from app.store.directory import Room, Whereabouts
@@ -245,7 +246,7 @@ class TableRouter:
     async def _send(
         self, process: str, op: str, args: dict[str, Any], deadline: float, table_id: int | None
     ) -> Any:
-        rid = secrets.token_hex(8)
+        rid, began = secrets.token_hex(8), metrics.routed()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[rid] = future
         body = process_wire.Request(
@@ -263,12 +264,14 @@ class TableRouter:
             try:
                 return await asyncio.wait_for(future, left)
             except TimeoutError:
+                metrics.ROUTED_TIMEOUTS.inc()
                 log.warning("router: %s for table %s: no answer from %s", op, table_id, process)
                 if table_id is not None and self.owners.get(table_id) == process:
                     del self.owners[table_id]  # dead or paused: ask the lease next time
                 raise unreachable() from None
         finally:
             self._waiting.pop(rid, None)
+            metrics.ROUTED_SECONDS.observe(metrics.since(began))
 
     # -- answering -------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from app import logs, metrics
 from app.engine import Hand
 from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
@@ -209,6 +210,7 @@ class Table:
         return await future
 
     async def run(self) -> None:
+        logs.bind_table(self)  # its lines (and its timers' and tasks') say table and hand
         while not self.closed:
             msg, future = await self.mailbox.get()
             if self.outgoing:  # what waits (held, or its publishing failed) goes first
@@ -323,6 +325,7 @@ class Table:
                 log.warning("table %s: could not publish %d events (%s)", self.id, len(out), exc)
             self.freeze("fanout")
             return
+        metrics.published()
         if not self.outgoing:
             self.published = self.version
 

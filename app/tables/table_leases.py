@@ -13,6 +13,7 @@ from collections.abc import Collection
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app import metrics
 from app.store import leases
 from app.store.db import Database
 from app.store.lease_models import TableLease
@@ -89,6 +90,7 @@ class TableLeases:
                         break
         self.epochs.update(claimed)  # once committed: a renewal meanwhile must not drop them
         self._sure(claimed, began)
+        metrics.LEASE_CLAIMS.labels("free").inc(len(claimed))
         return sorted(claimed)
 
     async def claim_new(self, s: AsyncSession, table_id: int) -> int:
@@ -102,6 +104,7 @@ class TableLeases:
         """The claim of a new table (`claim_new`, begun at `began`) committed."""
         self.epochs[table_id] = epoch
         self._sure([table_id], began)
+        metrics.LEASE_CLAIMS.labels("new").inc()
 
     def _sure(self, table_ids: Collection[int], began: float) -> None:
         until = began + self.lease_seconds
@@ -117,6 +120,7 @@ class TableLeases:
             kept = await leases.renew(s, self.owner, held, seconds=self.lease_seconds)
         self._sure(kept, began)
         lost = {t for t in set(held) - set(kept) if self.epochs.get(t) == held[t]}
+        metrics.lease_renewed(len(kept), len(lost))
         for table_id in lost:
             del self.epochs[table_id]
             self.sure_until.pop(table_id, None)

@@ -31,6 +31,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
+from app import logs, metrics
 from app.store.errors import LeaseLost, StoreError
 
 log = logging.getLogger("app.tables.writer")
@@ -149,11 +150,13 @@ class HandWriter:
                 await queue.wake.wait()
                 continue
             label, job, future, item = queue.jobs[0]
+            began = metrics.now()
             if item is not None and self.write_many is not None and await self._with_others(item):
                 if not future.done():
                     future.set_result(None)
             else:
                 await self._run(table_id, label, job, future)
+            metrics.WRITE_SECONDS.observe(metrics.since(began))
             queue.jobs.popleft()
 
     async def _with_others(self, item: Any) -> bool:
@@ -167,6 +170,7 @@ class HandWriter:
         return await done
 
     async def _write_together(self) -> None:
+        logs.unbind()  # several tables' writes: not the one whose write started this task
         while self._together:
             await asyncio.sleep(self.window)  # let more tables' writes join this transaction
             batch, self._together = self._together, []
