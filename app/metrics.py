@@ -286,6 +286,7 @@ class StateCollector(Collector):
         )
         tables = _copied(WATCHED.tables) if WATCHED.tables is not None else []
         counts: dict[str, int] = {}
+        tables = [t for t in tables if _state(t) != "closed"]  # gone: not run here
         for table in tables:
             counts[_state(table)] = counts.get(_state(table), 0) + 1
         for state in sorted(counts):
