@@ -18,7 +18,7 @@ import logging
 import logging.config
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TextIO
 
 from app.jsontext import to_json
 
@@ -100,9 +100,10 @@ def _known(record: logging.LogRecord, name: str) -> bool:
     return getattr(record, name, None) is not None
 
 
-def handler(log_format: str) -> logging.Handler:
-    """A stderr handler in `log_format` ("json" or "text"), with the `Context` filter."""
-    out = logging.StreamHandler(sys.stderr)
+def handler(log_format: str, stream: TextIO | None = None) -> logging.Handler:
+    """A handler writing to `stream` (stderr) in `log_format` ("json" or "text"), with the
+    `Context` filter."""
+    out = logging.StreamHandler(stream or sys.stderr)
     out.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     out.addFilter(Context())
     return out
