@@ -30,6 +30,12 @@ and writes them side by side, with what Redis and PostgreSQL did over each windo
   received in it. Redis's and PostgreSQL's CPU are read the same way and reported apart.
 - **Memory**: the server processes' `VmRSS` at the end of the window (and `VmHWM`, peak).
 
+`--metrics off` counts nothing per act or frame in the server (`app.metrics.HOT.on`) and
+serves no metrics; the default (`on`) serves them on a `METRICS_PORT`, as in production. The
+issue's before-and-after, back to back on one machine:
+
+    python benchmarks/server.py --metrics off --no-write; python benchmarks/server.py --no-write
+
 Writes the "Server" section of `docs/benchmarks.md` (`--processes`: the "Server: N
 processes" section); the other sections are left alone. `--quick` (40 tables, 8 s) only
 prints.
@@ -101,13 +107,17 @@ def raise_fd_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def serve_stud(port: int, record: Path) -> None:
+def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
     """The real app (`app.main:create_app`, its lifespan claims and restores the prepared
     tables), with one addition: every garbage collection (when it ended, how long it took)
-    is recorded, and written to `record` on SIGUSR1."""
+    is recorded, and written to `record` on SIGUSR1. `metrics_on=False`: nothing is
+    counted per act or frame (`app.metrics.HOT.on`), and no `METRICS_PORT` is given."""
     import uvicorn
 
+    from app import metrics
     from app.main import create_app
+
+    metrics.HOT.on = metrics_on
 
     gc_ends, gc_seconds = array("d"), array("d")
     gc_started = [0.0]
@@ -496,6 +506,9 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
             port, record, log = free_port(), work / f"{slug}.gc", work / f"{slug}.log"
             env = server_env(sv, work / slug, capacity if n > 1 else tables)
             argv = ["--serve", "stud", "--port", str(port), "--record", str(record)]
+            argv += ["--metrics", args.metrics]
+            if args.metrics == "on":  # served (and so counted) as in production
+                env["METRICS_PORT"] = str(free_port())
             procs.append(spawn(argv, env, log))
             ports.append(port)
             records.append(record)
@@ -555,7 +568,7 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
     whole = sorted(last.values())
     frames = max(1, p.frames)
     return Result(
-        name=sv.name,
+        name=sv.name if args.metrics == "on" else f"{sv.name}, metrics off",
         sockets=len(sockets),
         wanted=len(seats),
         seconds=w.wall,
@@ -784,6 +797,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="--processes: skip the one-process baseline and the bare server (a smoke run)",
     )  # fmt: skip
     # the server subprocesses
+    parser.add_argument(
+        "--metrics",
+        choices=["on", "off"],
+        default="on",
+        help="the server's metrics (issue 25): on (served on a METRICS_PORT; frames, bytes "
+        "and action latency counted) or off (nothing counted per act or frame): run both "
+        "back to back and compare CPU per delivered frame",
+    )
     parser.add_argument("--serve", choices=["stud", "bare"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--record", type=Path, help=argparse.SUPPRESS)
@@ -882,7 +903,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     raise_fd_limit()
     if args.serve == "stud":
-        serve_stud(args.port, args.record)
+        serve_stud(args.port, args.record, metrics_on=args.metrics == "on")
         return 0
     if args.serve == "bare":
         serve_bare(args.port, args.groups, args.size, args.rate, args.burst)
