@@ -40,8 +40,10 @@ UVICORN_TO_ROOT: dict[str, Any] = {
 
 def bind_table(table: Any) -> None:
     """This task (and what it starts) works for `table` (anything with `id` and
-    `hand_number`): its lines carry both, the hand number as it is when each is logged."""
+    `hand_number`): its lines carry both, the hand number as it is when each is logged,
+    and no user (a table's task may have been started by a user's request)."""
     _table.set(table)
+    _user.set(None)
 
 
 def bind_user(user_id: int | None) -> None:
