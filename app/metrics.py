@@ -261,10 +261,20 @@ def _state(table: Any) -> str:
     return str(getattr(lifecycle, "value", lifecycle))
 
 
+def _in_play(seat: Any) -> bool:
+    """A seat a hand would deal in (`dealing.dealt_in`'s rule)."""
+    ready = getattr(seat, "auto_post", True) or getattr(seat, "posted", False)
+    return not seat.sitting_out and not getattr(seat, "leaving", False) and seat.stack > 0 and ready
+
+
 def _players_sit(table: Any) -> bool:
-    """At least two seats in play and a person among them (bots alone do not deal)."""
-    seats = [s for s in list(getattr(table, "seats", {}).values()) if not s.sitting_out]
-    return len(seats) >= 2 and any(not s.bot for s in seats)
+    """Two seats or more a hand would deal in, a person among them (bots alone do not
+    deal), the host has not paused it, and a tournament's director said deal (a break
+    is no stall)."""
+    seats = [s for s in list(getattr(table, "seats", {}).values()) if _in_play(s)]
+    directed = getattr(table, "directed", None)
+    dealing = not getattr(table, "paused", False) and (directed is None or directed.go)
+    return dealing and len(seats) >= 2 and any(not s.bot for s in seats)
 
 
 class StateCollector(Collector):
@@ -305,8 +315,7 @@ class StateCollector(Collector):
             before = self.hands.get(table.id)
             since = before[1] if before is not None and before[0] == number else now
             seen[table.id] = (number, since)
-            waiting = _players_sit(table) and not getattr(table, "paused", False)
-            if waiting and now - since >= STALL_SECONDS:
+            if _players_sit(table) and now - since >= STALL_SECONDS:
                 stalled += 1
         self.hands = seen
         return stalled

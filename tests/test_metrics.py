@@ -78,6 +78,8 @@ def test_an_action_is_timed_to_its_publication_once() -> None:
 class FakeSeat:
     sitting_out: bool = False
     bot: bool = False
+    stack: int = 1000
+    auto_post: bool = True
 
 
 @dataclass
@@ -98,8 +100,9 @@ def test_a_table_with_players_and_no_hand_for_a_minute_is_stalled() -> None:
     waiting = FakeTable(2, hand_number=3, seats=dict(two))
     paused = FakeTable(3, seats=dict(two), paused=True)
     bots = FakeTable(4, seats={0: FakeSeat(bot=True), 1: FakeSeat(bot=True)})
-    alone = FakeTable(5, seats={0: FakeSeat()})
-    tables = [dealing, waiting, paused, bots, alone]
+    alone = FakeTable(5, seats={0: FakeSeat(), 1: FakeSeat(stack=0)})
+    unready = FakeTable(6, seats={0: FakeSeat(), 1: FakeSeat(auto_post=False)})
+    tables = [dealing, waiting, paused, bots, alone, unready]
     assert collector._stalled(tables) == 0
     now[0] += 59
     dealing.hand_number = 8
