@@ -1,8 +1,9 @@
 """Metrics under play, from real processes (issue 25): a server process with `METRICS_PORT`
 serves `/metrics` there while a bot table plays (parsed by prometheus_client's own text
 parser), and not on its public port; Debian's `promtool` accepts deploy/prometheus's
-configuration (as committed, and the test copy with loopback targets) and its rules; a real
-Debian `prometheus` scrapes three real server processes and answers the sum of their tables.
+configuration (as committed, and the test copy with loopback targets) and its rules, whose
+unit tests (`promtool test rules`) pass; a real Debian `prometheus` scrapes three real
+server processes and answers the sum of their tables.
 
 Everything is on loopback; nothing waits by sleeping: each wait polls for a condition. The
 Prometheus programs are Debian's (scripts/ensure-debian-packages installs them); without
@@ -118,12 +119,15 @@ async def test_a_bot_table_moves_the_metrics_on_their_own_port_only(tmp_path: Pa
 
 
 def test_promtool_accepts_the_committed_config_and_rules(tmp_path: Path) -> None:
+    """`check config` (as committed, and the loopback copy), `check rules`, and the rules'
+    unit tests (deploy/prometheus/rules_test.yml: each alert fires when it should)."""
     promtool = program("promtool")
     test_copy = loopback_config(tmp_path, [free_port() for _ in range(3)])
     for args in (
         ["check", "config", str(PROMETHEUS_DIR / "prometheus.yml")],
         ["check", "config", str(test_copy)],
         ["check", "rules", str(PROMETHEUS_DIR / "rules.yml")],
+        ["test", "rules", str(PROMETHEUS_DIR / "rules_test.yml")],  # each alert fires as meant
     ):
         done = subprocess.run(
             [promtool, *args], capture_output=True, text=True, timeout=60, check=False
