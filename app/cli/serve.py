@@ -63,7 +63,11 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_for(args)
     uvicorn_logs = logs.configure(settings.log_format)  # before anything logs
-    print(f"Stud server on http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
+    banner = f"Stud server on http://{settings.host}:{settings.port}/  (Ctrl+C to stop)"
+    if uvicorn_logs is None:
+        print(banner, flush=True)
+    else:  # every line a JSON line
+        logging.getLogger("app.cli.serve").info(banner)
     application = create_app(settings)
     config = uvicorn.Config(
         application,

@@ -114,8 +114,9 @@ async def test_a_bot_table_moves_the_metrics_on_their_own_port_only(tmp_path: Pa
     for name, labels in after:
         assert name.startswith("stud_"), name
         assert {key for key, _ in labels} <= BOUNDED_LABELS, (name, labels)  # no table/user
-    lines = [ln for ln in log.read_text().splitlines() if ln and not ln.startswith("Stud server")]
-    assert lines and all(json.loads(ln)["level"] for ln in lines)  # LOG_FORMAT=json
+    lines = [json.loads(line) for line in log.read_text().splitlines()]  # LOG_FORMAT=json
+    assert lines[0]["message"].startswith("Stud server on http://127.0.0.1:")
+    assert all(line["level"] and line["logger"] for line in lines)
 
 
 def test_promtool_accepts_the_committed_config_and_rules(tmp_path: Path) -> None:
