@@ -7,8 +7,9 @@ timer it started, carries `table_id` and the hand number it is dealing at that m
 `Context` filter copies them onto each record (None where unbound), on the handler, so
 every logger's lines get them, uvicorn's too.
 
-Secrets stay out as before: `app.logredact` takes secret query values out of URLs, session
-tokens never travel in URLs, and nothing here logs a request's body or headers.
+Secrets stay out as before: `app.logredact` takes secret query values out of URLs (on this
+handler too, so on every logger's lines), session tokens never travel in URLs, and nothing
+here logs a request's body or headers.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from app.jsontext import to_json
+from app.logredact import RedactSecrets
 
 _table: contextvars.ContextVar[Any] = contextvars.ContextVar("stud_log_table", default=None)
 _user: contextvars.ContextVar[int | None] = contextvars.ContextVar("stud_log_user", default=None)
@@ -108,6 +110,7 @@ def handler(log_format: str, stream: TextIO | None = None) -> logging.Handler:
     out = logging.StreamHandler(stream or sys.stderr)
     out.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     out.addFilter(Context())
+    out.addFilter(RedactSecrets())  # every logger's lines, not only uvicorn's
     return out
 
 
