@@ -1,6 +1,7 @@
 """Prometheus metrics of this server process (issue 25), with the official `prometheus_client`.
 
-Every metric is named `stud_…` and lives in `REGISTRY`, served on `METRICS_PORT`
+Every metric of ours is named `stud_…` (beside the library's `process_…`: CPU, memory) and
+lives in `REGISTRY`, served on `METRICS_PORT`
 (`serve_metrics`), never on the public port. Labels are bounded: a state, an outcome, a
 kind; never a table, a user or a process (Prometheus adds the process as `instance`).
 
@@ -28,7 +29,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    start_http_server,
+)
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -337,6 +345,9 @@ class StateCollector(Collector):
 
 REGISTRY.register(HotCollector())
 REGISTRY.register(StateCollector())
+# the process's own CPU seconds, memory and open files (`process_…`), from /proc on a scrape:
+# the dashboard's CPU per delivered frame
+ProcessCollector(registry=REGISTRY)
 
 
 def serve_metrics(host: str, port: int) -> Callable[[], None]:

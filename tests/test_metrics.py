@@ -21,7 +21,7 @@ from app import logs, metrics
 ROOT = Path(__file__).resolve().parents[1]
 DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "stud.json"
 RULES = ROOT / "deploy" / "prometheus" / "rules.yml"
-METRIC_NAME = re.compile(r"\bstud_[a-z0-9_]+\b")
+METRIC_NAME = re.compile(r"\b(?:stud|process)_[a-z0-9_]+\b")
 
 
 def exported() -> set[str]:

@@ -112,7 +112,7 @@ async def test_a_bot_table_moves_the_metrics_on_their_own_port_only(tmp_path: Pa
     )
     assert total(after, "stud_lease_claims_total") >= 1  # the table, made here
     for name, labels in after:
-        assert name.startswith("stud_"), name
+        assert name.startswith(("stud_", "process_")), name
         assert {key for key, _ in labels} <= BOUNDED_LABELS, (name, labels)  # no table/user
     lines = [json.loads(line) for line in log.read_text().splitlines()]  # LOG_FORMAT=json
     assert lines[0]["message"].startswith("Stud server on http://127.0.0.1:")
