@@ -294,7 +294,7 @@ def finish_hand(table: TableState) -> Effects:
 
 def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, Any]]) -> Effects:
     """Open the deal's commitment to each audience, as far as it has seen the cards: the
-    table (observers too) gets the up cards and the hands shown; each player dealt in also
+    table (its watchers too) gets the up cards and the hands shown; each player dealt in also
     gets their own down cards (R24: no burn, no stub, no unshown hand; docs/fairness.md)."""
     shown = commitment.shown_seats(events)
     deck = recording.deck

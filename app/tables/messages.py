@@ -42,7 +42,7 @@ class Unwatch:
 
 @dataclass(frozen=True, slots=True)
 class WatchersGone:
-    """These server processes died: their sockets watch no more (the observer count)."""
+    """These server processes died: their sockets watch no more (nor count as watchers)."""
 
     via: tuple[str, ...]
 
