@@ -331,10 +331,32 @@ class Server:
             acted = True
         return acted
 
+    async def _numbers_in(self, tid: int) -> None:
+        """Every hand-number reservation on its way has arrived: a table reserves its
+        numbers in the background (`app.tables.numbers`), off the fake clock; a settle that
+        did not wait for them let the clock run on while a table waited for its first
+        number, so its hand was dealt at whatever moment the database answered."""
+        fetching = [
+            t.numbers.task
+            for t in self.tables(tid)
+            if t.numbers.task is not None and not t.numbers.task.done()
+        ]
+        if fetching:
+            await asyncio.wait(fetching, timeout=30)
+
     def _mark(self, tid: int) -> tuple[Any, ...]:
         director = self.services.directors.running.get(tid) if self.services.directors else None
         tables = tuple(
-            (t.id, t.version, t.lifecycle, t.state.unwritten, len(t.outgoing), t.mailbox.qsize())
+            (
+                t.id,
+                t.version,
+                t.lifecycle,
+                t.state.unwritten,
+                len(t.outgoing),
+                t.mailbox.qsize(),
+                t.numbers.available(),
+                t.numbers.asked,
+            )
             for t in self.tables(tid)
         )
         if director is None:
@@ -348,6 +370,7 @@ class Server:
         for _ in range(200):
             if self.errors:
                 raise self.errors[0]
+            await self._numbers_in(tid)
             before = self._mark(tid)
             await self.services.manager.writer.drain(timeout=30)
             for table in self.tables(tid):
