@@ -97,3 +97,24 @@ async def test_hands_play_out_on_timeouts_and_chips_add_up(
         if table.state.hand is None:
             assert led == 30_000
     assert table.state.hands_played >= 3
+
+
+async def test_draining_is_a_message_a_hand_on_its_way_is_not_dealt_and_lifting_it_deals(
+    manager: TableManager, sqlite_db: Database, clock: FakeClock
+) -> None:
+    """The manager holds a table back by telling it (`Drain`), ahead of what its mailbox
+    holds: the hand whose pause is running is not dealt; `Drain(on=False)` deals on."""
+    alice, bob = await users(sqlite_db, "alice", "bob")
+    table = await manager.create(TableSettings(**SETTINGS), host_user_id=alice, password_hash=None)
+    await table.request(asks.sit(alice, "alice", 0, 1000, "k"))
+    await table.request(asks.sit(bob, "bob", 1, 1000, "k"))
+    if table.numbers.task is not None:
+        await table.numbers.task  # its hand numbers are in (reserved in the background)
+    table.post(m.Drain(), first=True)  # during the hand's pause
+    await settle(table, clock, 1.0)
+    assert table.state.life.draining and table.state.hand is None
+    assert table.state.hands_played == 0
+    table.post(m.Drain(on=False))
+    await settle(table, clock)  # lifted: the hand's pause starts
+    await settle(table, clock, 1.0)
+    assert not table.state.life.draining and table.state.hand is not None
