@@ -45,6 +45,15 @@ class Inbox(Generic[T]):
             if not waiter.done():
                 waiter.set_result(None)
 
+    def put_first(self, item: T) -> None:
+        """Ahead of every item held (never refused: an urgent item is not the one too many)."""
+        self._items.appendleft(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
     def get_nowait(self) -> T:
         """The oldest item; `IndexError` when empty."""
         return self._items.popleft()

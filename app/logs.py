@@ -65,7 +65,8 @@ class Context(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         table = _table.get()
         record.table_id = getattr(table, "id", None)
-        record.hand = getattr(table, "hand_number", None) if table is not None else None
+        game = getattr(table, "state", None)
+        record.hand = getattr(game, "hand_number", None)
         record.user_id = _user.get()
         return True
 

@@ -275,13 +275,19 @@ def _in_play(seat: Any) -> bool:
     return not seat.sitting_out and not getattr(seat, "leaving", False) and seat.stack > 0 and ready
 
 
+def _game(table: Any) -> Any:
+    """What a scrape reads of a table's game: its state (the actor's `state`)."""
+    return getattr(table, "state", table)
+
+
 def _players_sit(table: Any) -> bool:
     """Two seats or more a hand would deal in, a person among them (bots alone do not
     deal), the host has not paused it, and a tournament's director said deal (a break
     is no stall)."""
-    seats = [s for s in list(getattr(table, "seats", {}).values()) if _in_play(s)]
-    directed = getattr(table, "directed", None)
-    dealing = not getattr(table, "paused", False) and (directed is None or directed.go)
+    game = _game(table)
+    seats = [s for s in list(game.seats.values()) if _in_play(s)]
+    directed = game.directed
+    dealing = not game.life.paused and (directed is None or directed.go)
     return dealing and len(seats) >= 2 and any(not s.bot for s in seats)
 
 
@@ -319,7 +325,7 @@ class StateCollector(Collector):
     def _stalled(self, tables: list[Any]) -> int:
         now, seen, stalled = self.clock(), {}, 0
         for table in tables:
-            number = getattr(table, "hand_number", None)
+            number = _game(table).hand_number
             before = self.hands.get(table.id)
             since = before[1] if before is not None and before[0] == number else now
             seen[table.id] = (number, since)

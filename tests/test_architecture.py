@@ -449,3 +449,113 @@ def test_the_check_would_see_a_command_spelled_twice() -> None:
         True, False, True, True
     ]  # fmt: skip
     assert not _twins(ast.parse("class Join:\n    user_id: int\n    via: str\n"), commands)
+
+
+# -- a rule changes only the state it is handed (app/tables: the actor and its rules) -------
+
+# the modules of the table's rules: each takes the table's state (`TableState`) and a message
+# and returns its effects; the actor (`app/tables/table.py`) alone applies them
+RULES = ("dealing", "seating", "hosting", "directed", "between", "watching", "publishing")
+# what a rule is handed that is the table's state (the state, a seat of it, its parts)
+STATE_TYPES = {"TableState", "SeatInfo", "Directed", "Recording"}
+# what only the actor does: a rule that calls one of these reaches into the table
+ACTOR_ONLY = {
+    "say", "send", "post", "want_hand", "become", "write_later", "record_start",
+    "record_finish", "freeze", "call_later", "set", "publish_many", "submit",
+}  # fmt: skip
+
+
+def _root(expr: ast.expr) -> ast.expr:
+    while isinstance(expr, ast.Attribute | ast.Subscript):
+        expr = expr.value
+    return expr
+
+
+def _changed(node: ast.AST) -> list[ast.expr]:
+    """The attributes and items `node` assigns, deletes or changes in place."""
+    if isinstance(node, ast.Assign | ast.Delete):
+        targets = list(node.targets)
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target]
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in MUTATORS
+        and isinstance(node.func.value, ast.Attribute | ast.Subscript)
+    ):
+        targets = [node.func.value]
+    else:
+        return []
+    flat: list[ast.expr] = []
+    for target in targets:
+        flat.extend(target.elts if isinstance(target, ast.Tuple) else [target])
+    return [t for t in flat if isinstance(t, ast.Attribute | ast.Subscript)]
+
+
+def _rule_breaches(tree: ast.AST) -> list[str]:
+    """In each function of a rule module: a change to anything but the state it is handed
+    (or a local drawn from it), a `global`, or a call of what only the actor does."""
+    wrong = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+        state = {
+            a.arg for a in params if a.annotation is not None and ast.unparse(a.annotation)
+            in STATE_TYPES
+        }  # fmt: skip
+        others = {a.arg for a in params} - state
+        local = {
+            n.id
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in others
+        }
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Global | ast.Nonlocal):
+                wrong.append(f"{fn.name}:{node.lineno}: {ast.unparse(node)}")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ACTOR_ONLY
+            ):
+                wrong.append(f"{fn.name}:{node.lineno}: calls {ast.unparse(node.func)}")
+            for target in _changed(node):
+                root = _root(target)
+                if not (isinstance(root, ast.Name) and (root.id in state or root.id in local)):
+                    wrong.append(f"{fn.name}:{target.lineno}: changes {ast.unparse(target)}")
+    return wrong
+
+
+def test_a_rule_changes_only_the_state_it_is_handed() -> None:
+    """The table's rules take its state and a message and return their effects: none of
+    them changes anything but that state (no message, no port, no module global), nor
+    numbers, publishes, posts, schedules or writes (docs/design.md, "Tables")."""
+    wrong = []
+    for name in RULES:
+        path = APP / "tables" / f"{name}.py"
+        wrong += [f"{name}.py::{w}" for w in _rule_breaches(ast.parse(path.read_text()))]
+    assert not wrong, wrong
+
+
+def test_the_rule_check_would_see_a_rule_reach_out() -> None:
+    head = "def rule(table: TableState, msg: Msg, io: Io) -> Effects:\n"
+    reaching = [
+        "    table.hand = None\n    msg.seen = True\n",  # the message it is handed
+        "    io.store.cache[1] = table.id\n",  # a port
+        "    LIMITS.count += 1\n",  # a module global
+        "    global COUNT\n    COUNT = 1\n",
+        "    table.say(Closed())\n",  # the actor's
+        "    table.post(Wake())\n",
+        "    msg.seats.append(1)\n",
+        "    del io.store.rows[1]\n",
+    ]
+    for body in reaching:
+        assert _rule_breaches(ast.parse(head + body)), body
+    keeping = (
+        "    table.seats[1] = SeatInfo(1)\n    info = table.seats[1]\n    info.stack += 5\n"
+        "    d = table.directed\n    d.behind.append(msg)\n    table.members.add(msg.user)\n"
+        "    out = []\n    out.append(Said(x))\n    return out\n"
+    )
+    assert _rule_breaches(ast.parse(head + keeping)) == []
+    seat = "def spend(info: SeatInfo, io: Io) -> None:\n    info.bank_from = io.now()\n"
+    assert _rule_breaches(ast.parse(seat)) == []

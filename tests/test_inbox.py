@@ -78,3 +78,14 @@ async def test_a_reader_cancelled_while_ready_can_wait_again() -> None:
     inbox.put_nowait(5)
     await again
     assert inbox.get_nowait() == 5
+
+
+async def test_an_urgent_item_goes_ahead_and_wakes_the_reader() -> None:
+    inbox: Inbox[str] = Inbox(maxsize=1)
+    reader = asyncio.create_task(inbox.get())
+    await asyncio.sleep(0)
+    inbox.put_first("drain")
+    assert await reader == "drain"
+    inbox.put_nowait("start")
+    inbox.put_first("drain")  # never refused, even by a full inbox
+    assert inbox.take_all() == ["drain", "start"]

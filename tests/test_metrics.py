@@ -17,6 +17,7 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from app import logs, metrics
+from app.tables.lifecycle import Hold, Life
 
 ROOT = Path(__file__).resolve().parents[1]
 DASHBOARD = ROOT / "deploy" / "grafana" / "dashboards" / "stud.json"
@@ -90,6 +91,17 @@ class FakeTable:
     paused: bool = False
     frozen: str | None = None
     lifecycle: str = "open"
+    directed: None = None
+
+    @property
+    def state(self) -> FakeTable:  # the actor's game state, read by a scrape
+        return self
+
+    @property
+    def life(self) -> Life:
+        life = Life()
+        life.held(Hold.PAUSED, self.paused)
+        return life
 
 
 def test_a_table_with_players_and_no_hand_for_a_minute_is_stalled() -> None:

@@ -45,10 +45,12 @@ class ProcessOps:
         user = int(args["user"])
         lines = []
         for t in list(self.manager.tables.values()):
-            if t.closed or not (t.host_user_id == user or user in t.by_user):
+            state = t.state
+            if t.closed or not (state.host_user_id == user or user in state.by_user):
                 continue
-            line = hosted_line(t) if t.host_user_id == user else t.summary()
-            lines.append({**line, "host": t.host_user_id == user, "seat": t.by_user.get(user)})
+            hosts = state.host_user_id == user
+            line = hosted_line(t) if hosts else t.summary()
+            lines.append({**line, "host": hosts, "seat": state.by_user.get(user)})
         return lines
 
     async def join_here(self, args: dict[str, Any]) -> dict[str, Any] | None:

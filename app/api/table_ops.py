@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.tables import Table, TableError
+from app.tables import Table, TableError, publishing
 from app.tables import messages as m
 from app.tables.rpc import TableRouter, no_such_table
 from app.wire import client as c
@@ -19,9 +19,10 @@ from app.wire import process
 
 def may_see(table: Table, user_id: int | None) -> bool:
     """A public table is everyone's; a private one its host's and its admitted members'."""
-    if not table.settings.private:
+    state = table.state
+    if not state.settings.private:
         return True
-    return user_id is not None and (user_id in table.members or user_id == table.host_user_id)
+    return user_id is not None and (user_id in state.members or user_id == state.host_user_id)
 
 
 async def view(table: Table, args: dict[str, Any]) -> dict[str, Any]:
@@ -33,9 +34,9 @@ async def view(table: Table, args: dict[str, Any]) -> dict[str, Any]:
     answer: dict[str, Any] = {
         "table": table.summary(),
         "settings": table.info(),
-        "seats": table.seat_list(),
+        "seats": publishing.seat_list(table.state),
     }
-    if user == table.host_user_id:
+    if user == table.state.host_user_id:
         answer["invite"] = table.invite_token  # only the host may hand it out again
     return answer
 

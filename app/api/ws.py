@@ -385,7 +385,7 @@ async def handle(conn: Connection, text: str) -> None:
     try:
         if local is not None:
             result = await local(conn, msg)
-        else:  # the table's command, the catalog's model itself (`app.tables.table._HANDLERS`)
+        else:  # the table's command, the catalog's model itself (`app.tables.table._RULES`)
             player = conn.player
             ask = m.Ask(player.user_id, player.name, conn.table.router.me, msg)
             result = await conn.table.request(ask)

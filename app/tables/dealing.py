@@ -1,6 +1,7 @@
 """Running a hand: dealing it, turns and their timers, bots, timeouts, and at its end the
-settlement and the hand's record (handed to the table's `HandWriter`). When to deal and what
-follows a hand (leavers, top-ups, closing, the next hand) is the `Table`'s to decide."""
+settlement and the hand's record. Rules over the table's state: what they say, the timers
+they want and the records to write are effects (`effects.py`) the `Table` applies. When to
+deal and what follows a hand (`between`) is not decided here."""
 
 from __future__ import annotations
 
@@ -15,15 +16,16 @@ from app.store.hands import HandFinish, HandStart
 from app.tables import messages as m
 from app.tables import publishing
 from app.tables.bots import bot_action
+from app.tables.effects import Effects, Freeze, Mail, Outcome, Record, Said, StopClock, TurnClock
 from app.tables.errors import TableError
-from app.tables.state import Recording, SeatInfo, TableState, stacks_view
+from app.tables.state import Io, Recording, SeatInfo, TableState, seat_of, stacks_view, user_in
 from app.wire import client as c
 from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, TimeBank, Turn
 
 log = logging.getLogger("app.tables")
 
 
-def dealt_in(table: TableState, info: SeatInfo) -> bool:
+def dealt_in(info: SeatInfo) -> bool:
     return (
         not info.sitting_out
         and not info.leaving
@@ -32,7 +34,7 @@ def dealt_in(table: TableState, info: SeatInfo) -> bool:
     )
 
 
-async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> None:
+def deal(table: TableState, players: Sequence[SeatInfo], number: int, io: Io) -> Effects:
     """Start hand `number` for `players` (at least two, dealt in): the button moves on (R5),
     the deal is committed to before the first card, and only what is not secret is written
     while the hand is live."""
@@ -42,7 +44,7 @@ async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> N
     table.hand_number = number
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
-    deck = list(table.deck_source())
+    deck = list(io.deck())
     master = secrets.token_bytes(commitment.SALT_BYTES)  # in memory until the hand ends
     rules = table.settings.rules()
     hand = Hand.start(
@@ -56,13 +58,15 @@ async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> N
     metrics.HANDS_DEALT.inc()
     start = hand_start(table, players, commitment.commit(deck, master))
     table.recording = Recording(start, deck, master)
-    # only what is not secret is written while the hand is live
-    table.record_start(start)
     for info in players:
         info.posted = False
-    table.say(DealCommitted(hand_id, start.commitment, commitment.SCHEME))
-    publishing.engine_events(table, hand.events)
-    await after_change(table)
+    # only what is not secret is written while the hand is live
+    out: Effects = [
+        Record(start),
+        Said(DealCommitted(hand_id, start.commitment, commitment.SCHEME)),
+    ]
+    out += publishing.engine_events(table, hand.events)
+    return out + after_change(table)
 
 
 def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> HandStart:
@@ -98,17 +102,15 @@ def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> H
     )
 
 
-async def after_change(table: TableState) -> None:
+def after_change(table: TableState) -> Effects:
     hand = table.hand
     assert hand is not None
-    table.turn_alarm.clear()
     if hand.is_over:
-        await finish_hand(table)
-        return
-    start_turn(table)
+        return [StopClock(), *finish_hand(table)]
+    return [StopClock(), *start_turn(table)]
 
 
-def start_turn(table: TableState) -> None:
+def start_turn(table: TableState) -> Effects:
     """The player to act gets the whole clock (R19's timer) under a new turn id."""
     hand = table.hand
     assert hand is not None
@@ -117,10 +119,8 @@ def start_turn(table: TableState) -> None:
     table.turn_id += 1
     turn = table.turn_id
     table.seats[seat].bank_from = None
-    table.turn_alarm.set(
-        table.settings.action_timer_ms / 1000, lambda: table.post(m.TimedOut(seat, turn))
-    )
-    table.say(
+    alarm = m.TurnAlarm(seat, turn)
+    turn_said = Said(
         Turn(
             hand_id,
             turn,
@@ -130,26 +130,25 @@ def start_turn(table: TableState) -> None:
             hand.legal_actions().to_dict(),
         )
     )
+    out: Effects = [TurnClock(table.settings.action_timer_ms / 1000, alarm), turn_said]
     info = table.seats[seat]
     if info.leaving:
-        table.post(m.TimedOut(seat, turn))
+        out.append(Mail(alarm))
     elif info.bot:
-        table.clock.call_later(
-            table.settings.bot_delay_ms / 1000,
-            lambda: table.post(m.BotAct(seat, hand_id, turn)),
-        )
+        out.append(Mail(m.BotAct(seat, hand_id, turn), table.settings.bot_delay_ms / 1000))
+    return out
 
 
-async def act(table: TableState, ask: m.Ask[c.ActMsg]) -> dict[str, Any]:
+async def act(table: TableState, ask: m.Ask[c.ActMsg], io: Io) -> Outcome:
     hand = table.hand
     if hand is None or ask.msg.hand_id != table.hand_id:
         raise TableError("stale_hand", "that hand is not being played at this table")
-    info = table.seat_of(ask.user_id)
+    info = seat_of(table, ask.user_id)
     if ask.msg.turn_id != table.turn_id:
         raise TableError("stale_turn", "that turn is over")
     if hand.to_act != info.seat:
         raise TableError("not_your_turn", "it is not your turn")
-    spend_bank(table, info)
+    spend_bank(info, io)
     try:
         kind = ActionKind(ask.msg.action)
     except ValueError:
@@ -161,18 +160,18 @@ async def act(table: TableState, ask: m.Ask[c.ActMsg]) -> dict[str, Any]:
     if table.recording is not None:
         table.recording.inputs.append(["act", info.seat, kind.value, ask.msg.amount])
     metrics.acting()
-    publishing.engine_events(table, events)
-    await after_change(table)
-    return {"accepted": True}
+    return Outcome(
+        {"accepted": True}, publishing.engine_events(table, events) + after_change(table)
+    )
 
 
-async def bot_act(table: TableState, msg: m.BotAct) -> None:
+async def bot_act(table: TableState, msg: m.BotAct, io: Io) -> Outcome:
     hand = table.hand
     if hand is None or msg.hand_id != table.hand_id or msg.turn_id != table.turn_id:
-        return
+        return Outcome()
     info = table.seats.get(msg.seat)
     if info is None or not info.bot or hand.to_act != msg.seat:
-        return
+        return Outcome()
     action = bot_action(hand.legal_actions())
     move = c.ActMsg(
         type="act",
@@ -181,86 +180,88 @@ async def bot_act(table: TableState, msg: m.BotAct) -> None:
         action=action.kind.value,
         amount=action.amount,
     )
-    await act(table, m.Ask(info.user_id, info.name, "", move))
+    done = await act(table, m.Ask(info.user_id, info.name, "", move), io)
+    return Outcome(None, done.effects)
 
 
-async def timed_out(table: TableState, msg: m.TimedOut) -> None:
+async def turn_alarm(table: TableState, msg: m.TurnAlarm, io: Io) -> Outcome:
+    """The action timer rang (R19): the time bank runs (R27), else the clock plays."""
     hand = table.hand
     if hand is None or msg.turn_id != table.turn_id or hand.to_act != msg.seat:
-        return  # a stale timer: that turn is over
+        return Outcome()  # a stale timer: that turn is over
     info = table.seats[msg.seat]
-    if draw_on_bank(table, info, msg.turn_id):
-        return
+    if (banked := draw_on_bank(table, info, msg.turn_id, io)) is not None:
+        return Outcome(None, banked)
     if table.directed is not None and hand.phase is Phase.BETTING:
         bring_in = hand.legal_actions().bring_in
         if bring_in is not None:  # R28: an absent player posts the bring-in, never folds it
-            spend_bank(table, info)
+            spend_bank(info, io)
             events = hand.act(msg.seat, Action(ActionKind.BRING_IN, bring_in))
             if table.recording is not None:
                 table.recording.inputs.append(["act", msg.seat, "bring_in", bring_in])
-            publishing.engine_events(table, events)
-            await after_change(table)
-            return
+            return Outcome(None, publishing.engine_events(table, events) + after_change(table))
+    return await time_out(table, info, io)
+
+
+async def time_out(table: TableState, info: SeatInfo, io: Io) -> Outcome:
+    """The clock plays for `info` (R19), with an all-in protection if the table grants it."""
+    hand = table.hand
+    assert hand is not None
     protect = False
     if (
         table.settings.timeout_action == "all_in"
         and hand.phase is Phase.BETTING
         and not info.leaving
     ):
-        left = await protection_left(table, info.user_id)
+        left = await protection_left(table, info.user_id, io)
         if left is None:
             # the database could not say: fold nobody for it, nor spend what it may not
             # have counted; the clock stops and the turn starts again in full
-            table.freeze("database")
-            return
+            return Outcome(None, [Freeze("database")])
         protect = left
-    spend_bank(table, info)
-    events = hand.time_out(msg.seat, all_in_protection=protect)
+    spend_bank(info, io)
+    events = hand.time_out(info.seat, all_in_protection=protect)
     metrics.timed_out(protect)
     if table.recording is not None:
-        table.recording.inputs.append(["timeout", msg.seat, protect])
-    publishing.engine_events(table, events)
-    await after_change(table)
+        table.recording.inputs.append(["timeout", info.seat, protect])
+    return Outcome(None, publishing.engine_events(table, events) + after_change(table))
 
 
-def draw_on_bank(table: TableState, info: SeatInfo, turn_id: int) -> bool:
+def draw_on_bank(table: TableState, info: SeatInfo, turn_id: int, io: Io) -> Effects | None:
     """R27: a tournament player out of the action clock plays on from their time bank, if
-    any is left (once a turn); True if it started running."""
+    any is left (once a turn); its effects if it started running, else None."""
     hand = table.hand
     if table.directed is None or info.bank_from is not None or info.time_bank_ms <= 0:
-        return False
+        return None
     if hand is None or hand.phase is not Phase.BETTING:
-        return False
-    info.bank_from = table.clock.monotonic()
-    table.turn_alarm.set(
-        info.time_bank_ms / 1000, lambda: table.post(m.TimedOut(info.seat, turn_id))
-    )
-    table.say(TimeBank(info.seat, turn_id, info.time_bank_ms))
-    return True
+        return None
+    info.bank_from = io.now()
+    return [
+        TurnClock(info.time_bank_ms / 1000, m.TurnAlarm(info.seat, turn_id)),
+        Said(TimeBank(info.seat, turn_id, info.time_bank_ms)),
+    ]
 
 
-def spend_bank(table: TableState, info: SeatInfo) -> None:
+def spend_bank(info: SeatInfo, io: Io) -> None:
     """What of the time bank the turn used is gone (R27)."""
     if info.bank_from is not None:
-        used = round((table.clock.monotonic() - info.bank_from) * 1000)
+        used = round((io.now() - info.bank_from) * 1000)
         info.time_bank_ms = max(0, info.time_bank_ms - used)
         info.bank_from = None
 
 
-async def protection_left(table: TableState, user_id: int) -> bool | None:
+async def protection_left(table: TableState, user_id: int, io: Io) -> bool | None:
     """R19: claim one of the player's all-in protections (per player, in the database, so
     every table and a restart count the same ones). None if the database cannot say."""
     assert table.hand_id is not None
     try:
-        return await table.store.claim_protection(
-            table.id, user_id, table.hand_id, table.clock.time()
-        )
+        return await io.store.claim_protection(table.id, user_id, table.hand_id, io.wall())
     except Exception as exc:
         log.warning("table %s: could not claim an all-in protection (%s)", table.id, exc)
         return None
 
 
-async def finish_hand(table: TableState) -> None:
+def finish_hand(table: TableState) -> Effects:
     hand = table.hand
     assert hand is not None and hand.result is not None and table.hand_id is not None
     result = hand.result
@@ -285,27 +286,29 @@ async def finish_hand(table: TableState) -> None:
         table_stacks=after,
     )
     # the record and its settlement commit together, off the hot path: deal on
-    table.record_finish(finish)
-    reveal_deal(table, recording, finish.events)
+    out: Effects = [Record(finish), *reveal_deal(table, recording, finish.events)]
     table.recording = None
     for seat, stack in result.stacks.items():
         table.seats[seat].stack = stack
     table.hand = None  # the `Table` sees the hand over and runs what follows it
     table.turn_id += 1  # every timer and action of the hand is stale now
     table.hands_played += 1
+    return out
 
 
-def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, Any]]) -> None:
+def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, Any]]) -> Effects:
     """Open the deal's commitment to each audience, as far as it has seen the cards: the
-    table (observers too) gets the up cards and the hands shown; each player dealt in also
+    table (its watchers too) gets the up cards and the hands shown; each player dealt in also
     gets their own down cards (R24: no burn, no stub, no unshown hand; docs/fairness.md)."""
     shown = commitment.shown_seats(events)
     deck = recording.deck
     opening = commitment.Opening(deck, recording.salt)
     public = commitment.seen_positions(deck, events, shown)
     hand_id = recording.start.hand_id
-    table.say(DealRevealed(hand_id, opening.reveal(public)))
+    out: Effects = [Said(DealRevealed(hand_id, opening.reveal(public)))]
     for seat in table.hand_users:
         if seat not in shown:  # a shown hand is open in the table's reveal already
             own = commitment.seen_positions(deck, events, shown | {seat})
-            table.say(SeatDealRevealed(hand_id, opening.reveal(own), seat=seat), seat)
+            revealed = SeatDealRevealed(hand_id, opening.reveal(own), seat=seat)
+            out.append(Said(revealed, user_in(table, seat)))
+    return out

@@ -7,6 +7,9 @@ the tournament's entries, never through a player's balance (R26-R33, docs/rules.
 
 Players cannot sit, top up, leave or sit out here (`REFUSED`): an absent player is dealt in
 and plays by the clock (R28), their time bank first (R27).
+
+Rules over the table's state: the report, the events and what follows are returned as
+effects (`effects.py`); helpers add theirs to the list `out` they are handed.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from typing import Any, NoReturn
 
 from app.tables import messages as m
 from app.tables import publishing
+from app.tables.effects import DealNext, Effects, Mail, Outcome, Said, StopClock, Told
 from app.tables.errors import TableError
-from app.tables.state import Lifecycle, SeatInfo, TableState, stacks_view
+from app.tables.lifecycle import Lifecycle
+from app.tables.state import Io, SeatInfo, TableState, in_hand, stacks_view
 from app.tables.store import EntryChips
 from app.wire import client as c
 from app.wire import process
@@ -44,51 +49,32 @@ def refuse(kind: type) -> NoReturn:
     )
 
 
-def info(table: TableState) -> dict[str, Any] | None:
-    """The tournament part of the table's description (snapshot and `table` events)."""
-    d = table.directed
-    if d is None:
-        return None
-    s = table.pending_settings or table.settings
-    return {
-        "tournament_id": d.tournament_id,
-        "level": d.level,
-        "stakes": {
-            "ante": s.ante,
-            "bring_in": s.bring_in,
-            "small_bet": s.small_bet,
-            "big_bet": s.big_bet,
-            "variant": s.variant.value,
-        },
-        "waiting": not d.go and table.hand is None,
-        "round": d.round,
-    }
-
-
-def hand_over(table: TableState) -> None:
+def hand_over(table: TableState, io: Io) -> Effects:
     """The hand is over: the busted leave their seats (their entries are out once the hand
     is written), and the table waits for the director; the report goes out once the hand is
     written (`report`), so the director never places a bust a crash could undo."""
     d = table.directed
     assert d is not None
     d.go = False
-    d.ended_at = table.clock.monotonic()
+    d.ended_at = io.now()
+    out: Effects = []
     for info_ in [i for i in table.seats.values() if i.stack <= 0]:
         if any(o.user_id == info_.user_id for o in d.behind):
             continue  # a rebuy behind: not out (R35)
         del table.seats[info_.seat]
         del table.by_user[info_.user_id]
-        table.say(Left(info_.seat, info_.user_id, 0, "busted"))
-    publishing.say_seats(table)
+        out.append(Said(Left(info_.seat, info_.user_id, 0, "busted")))
+    out.append(publishing.seats_said(table))
     d.reported = table.hand_number
+    return out
 
 
-def report(table: TableState) -> None:
+def report(table: TableState) -> Effects:
     """Tell the director how the table stands (after a written hand, at start, or again when
     orders are slow to come): on its channel, behind the table's events."""
     d = table.directed
     if d is None or table.hand is not None or table.unwritten:
-        return
+        return []
     body = {
         "table": table.id,
         "hand": d.reported,
@@ -97,19 +83,21 @@ def report(table: TableState) -> None:
         "start": {str(u): table.start_stacks.get(s, 0) for s, u in table.hand_users.items()},
         "round": d.round,
     }
-    table.send(d.channel, json.dumps(body, separators=(",", ":")))
     d.report_token += 1
-    token = d.report_token
-    table.clock.call_later(REPORT_AGAIN, lambda: table.post(m.ReportAgain(token)))
+    return [
+        Told(d.channel, json.dumps(body, separators=(",", ":"))),
+        Mail(m.ReportAgain(d.report_token), REPORT_AGAIN),
+    ]
 
 
-async def report_again(table: TableState, msg: m.ReportAgain) -> None:
+async def report_again(table: TableState, msg: m.ReportAgain, io: Io) -> Outcome:
     d = table.directed
     if d is not None and msg.token == d.report_token and not d.go and table.hand is None:
-        report(table)
+        return Outcome(None, report(table))
+    return Outcome()
 
 
-async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, Any]:
+async def orders(table: TableState, msg: process.DirectorOrders, io: Io) -> Outcome:
     """The director's orders, carried out whole or refused whole (nothing changes)."""
     d = table.directed
     if d is None or msg.tournament_id != d.tournament_id:
@@ -118,15 +106,29 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
         raise TableError("stale_director", "a newer director runs this tournament")
     _check(table, msg)
     d.epoch = msg.epoch
-    moved = {order.user_id: await _unseat(table, order) for order in msg.unseat}
+    out: Effects = []
+    moved = {order.user_id: await _unseat(table, order, io, out) for order in msg.unseat}
     for order in msg.seat:
         if order.user_id not in table.by_user:
-            await _seat(table, order)
+            await _seat(table, order, io, out)
     if msg.stakes is not None:
-        await _stakes(table, msg.stakes)
+        await _stakes(table, msg.stakes, io, out)
     for f in msg.finished:
-        table.say(PlayerFinished(f.user_id, f.name, f.place, f.of, f.prize))
-    added = [await _add(table, order) for order in msg.add]
+        out.append(Said(PlayerFinished(f.user_id, f.name, f.place, f.of, f.prize)))
+    added = [await _add(table, order, io, out) for order in msg.add]
+    _banks(table, msg)
+    if msg.close:
+        return Outcome(await _close(table, moved, io, out), out)
+    if msg.hold:
+        out += _take_back(table)
+    else:
+        out += _deal_or_wait(table, msg, io)
+    out += say_info(table)
+    return Outcome({**answer(table, moved), "added": added}, out)
+
+
+def _banks(table: TableState, msg: process.DirectorOrders) -> None:
+    """Time banks added to (a player's) or refilled (everyone's, to the cap) (R27)."""
     for user, ms in msg.bank_add.items():
         seat = table.by_user.get(int(user))
         if seat is not None:
@@ -134,23 +136,22 @@ async def orders(table: TableState, msg: process.DirectorOrders) -> dict[str, An
     if msg.refill_ms:
         for seat_info in table.seats.values():
             seat_info.time_bank_ms = min(msg.bank_cap_ms, seat_info.time_bank_ms + msg.refill_ms)
-    if msg.close:
-        return await _close(table, moved)
-    if msg.hold:
-        _take_back(table)
-    else:
-        if msg.deal or (table.hand is None and not d.go):
-            d.round = msg.round  # a hand let deal or being played keeps its round (R32)
-        if msg.deal and not d.go:
-            d.go = True
-            d.reported = None
-            pause = table.settings.hand_pause_ms / 1000
-            table.want_hand(max(0.0, pause - (table.clock.monotonic() - d.ended_at)))
-    say_info(table)
-    return {**answer(table, moved), "added": added}
 
 
-def _take_back(table: TableState) -> None:
+def _deal_or_wait(table: TableState, msg: process.DirectorOrders, io: Io) -> Effects:
+    d = table.directed
+    assert d is not None
+    if msg.deal or (table.hand is None and not d.go):
+        d.round = msg.round  # a hand let deal or being played keeps its round (R32)
+    if msg.deal and not d.go:
+        d.go = True
+        d.reported = None
+        pause = table.settings.hand_pause_ms / 1000
+        return [DealNext(max(0.0, pause - (io.now() - d.ended_at)))]
+    return []
+
+
+def _take_back(table: TableState) -> Effects:
     """R37: the tournament froze. If this table is waiting out the pause before a hand it
     was let deal, that hand is not dealt (its start finds no go): the table stands as after
     its last hand, reporting it again until it is told to deal. A hand on plays on."""
@@ -159,33 +160,33 @@ def _take_back(table: TableState) -> None:
     if d.go and table.hand is None:
         d.go = False
         d.reported = table.hand_number
-        report(table)
+        return report(table)
+    return []
 
 
-def say_info(table: TableState) -> None:
-    body = info(table)
-    if body is not None:
-        table.say(TournamentInfo(**body))
+def say_info(table: TableState) -> Effects:
+    body = publishing.tournament_info(table)
+    return [] if body is None else [Said(TournamentInfo(**body))]
 
 
-async def _add(table: TableState, order: process.AddChips) -> dict[str, Any]:
+async def _add(table: TableState, order: process.AddChips, io: Io, out: Effects) -> dict[str, Any]:
     """A rebuy or add-on: now between hands, else behind until the hand ends."""
     d = table.directed
     assert d is not None
     seat = table.by_user.get(order.user_id)
     if seat is None:
         raise TableError("not_seated", "that player has no seat at this table")
-    if table.in_hand(seat):
+    if in_hand(table, seat):
         d.behind.append(order)
         return {"user_id": order.user_id, "behind": True}
-    await _apply(table, order)
+    await _apply(table, order, io, out)
     return {"user_id": order.user_id, "behind": False, "stack": table.seats[seat].stack}
 
 
-async def _apply(table: TableState, order: process.AddChips) -> None:
+async def _apply(table: TableState, order: process.AddChips, io: Io, out: Effects) -> None:
     """Posted with the stack it joins, after the hand records (a player who lost every chip
     in the hand the rebuy waited behind stays in: their entry is taken back from the bust)."""
-    if not await table.caught_up(1.0):
+    if not await io.caught_up(1.0):
         raise TableError("try_again", "the table is still saving its last hand; try again")
     info_ = table.seats[table.by_user[order.user_id]]
     # the seats as the hand left them: those it busted (but this buyer) are gone already
@@ -194,24 +195,26 @@ async def _apply(table: TableState, order: process.AddChips) -> None:
     d = table.directed
     assert d is not None
     chips = EntryChips(d.tournament_id, order.kind, order.chips, order.price, order.fee, order.key)
-    if await table.store.add_entry_chips(table.id, order.user_id, chips, stacks):
+    if await io.store.add_entry_chips(table.id, order.user_id, chips, stacks):
         info_.stack += order.chips
-    publishing.say_seats(table)
+    out.append(publishing.seats_said(table))
 
 
-async def apply_behind(table: TableState) -> None:
+async def apply_behind(table: TableState, io: Io) -> Effects:
     """Chips behind join their stacks when the hand ends (a refusal, say the balance fell
     meanwhile, is logged: nothing was posted)."""
     d = table.directed
     assert d is not None
     orders, d.behind = d.behind, []
+    out: Effects = []
     for order in orders:
         if order.user_id not in table.by_user:
             continue
         try:
-            await _apply(table, order)
+            await _apply(table, order, io, out)
         except TableError as exc:
             log.warning("table %s: a %s could not be taken: %s", table.id, order.kind, exc.message)
+    return out
 
 
 def answer(table: TableState, moved: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
@@ -249,35 +252,37 @@ def _check(table: TableState, msg: process.DirectorOrders) -> None:
         raise TableError("not_empty", "a tournament table closes once its players have moved")
 
 
-async def _unseat(table: TableState, order: process.UnseatOrder) -> tuple[int, int]:
+async def _unseat(
+    table: TableState, order: process.UnseatOrder, io: Io, out: Effects
+) -> tuple[int, int]:
     user = order.user_id
     info_ = table.seats[table.by_user[user]]
     stacks = stacks_view(table)
     del stacks[str(info_.seat)]
-    chips = await table.store.unseat_entry(table.id, order.entry_id, stacks)
+    chips = await io.store.unseat_entry(table.id, order.entry_id, stacks)
     del table.seats[info_.seat]
     del table.by_user[user]
-    table.say(Left(info_.seat, user, 0, "moved"))
+    out.append(Said(Left(info_.seat, user, 0, "moved")))
     if order.to_table is not None and order.seat is not None:  # their page follows them
-        table.say(PlayerMoved(user, info_.name, order.to_table, order.seat))
-    publishing.say_seats(table)
+        out.append(Said(PlayerMoved(user, info_.name, order.to_table, order.seat)))
+    out.append(publishing.seats_said(table))
     return chips, info_.time_bank_ms
 
 
-async def _seat(table: TableState, order: process.SeatOrder) -> None:
+async def _seat(table: TableState, order: process.SeatOrder, io: Io, out: Effects) -> None:
     stacks = stacks_view(table)
     stacks[str(order.seat)] = [order.user_id, order.chips]
-    await table.store.seat_entry(table.id, order.entry_id, order.seat, stacks)
+    await io.store.seat_entry(table.id, order.entry_id, order.seat, stacks)
     info_ = SeatInfo(order.seat, order.user_id, order.name, order.chips, f"e{order.entry_id}")
     info_.bot = order.bot
     info_.time_bank_ms = order.time_bank_ms
     table.seats[info_.seat] = info_
     table.by_user[info_.user_id] = info_.seat
     table.members.add(info_.user_id)
-    publishing.say_seats(table)
+    out.append(publishing.seats_said(table))
 
 
-async def _stakes(table: TableState, stakes: process.Stakes) -> None:
+async def _stakes(table: TableState, stakes: process.Stakes, io: Io, out: Effects) -> None:
     d = table.directed
     assert d is not None
     d.level = stakes.level
@@ -298,18 +303,20 @@ async def _stakes(table: TableState, stakes: process.Stakes) -> None:
     if table.hand is not None:
         table.pending_settings = new  # R26: never mid-hand
     else:
-        await table.store.save_settings(table.id, new)
+        await io.store.save_settings(table.id, new)
         table.settings = new
         table.pending_settings = None
-    publishing.say_table(table)
+    out.append(publishing.table_said(table))
 
 
-async def _close(table: TableState, moved: dict[int, tuple[int, int]]) -> dict[str, Any]:
+async def _close(
+    table: TableState, moved: dict[int, tuple[int, int]], io: Io, out: Effects
+) -> dict[str, Any]:
     if table.hand is not None:
         raise TableError("in_hand", "a tournament table closes between hands")
-    table.become(Lifecycle.CLOSING)
-    table.turn_alarm.cancel()
-    await table.store.close(table.id)
-    table.become(Lifecycle.CLOSED)
-    publishing.say_table(table)
+    table.life.move(Lifecycle.CLOSING)
+    out.append(StopClock(drop=True))
+    await io.store.close(table.id)
+    table.life.move(Lifecycle.CLOSED)
+    out.append(publishing.table_said(table))
     return answer(table, moved)

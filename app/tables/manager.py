@@ -19,8 +19,8 @@ from app.fanout import BaseFanout
 from app.tables import messages as m
 from app.tables.clock import Clock, RealClock
 from app.tables.errors import MOVED, TableError
+from app.tables.lifecycle import Lifecycle
 from app.tables.settings import TableSettings
-from app.tables.state import Lifecycle
 from app.tables.store import TableStore
 from app.tables.table import DeckSource, Table
 from app.tables.writer import HandWriter
@@ -98,8 +98,7 @@ class TableManager:
                 stored.voided = [v for v in voided if v["table_id"] == stored.table_id]
                 table = Table.restore(stored, **self._kwargs())
                 self.tables[table.id] = table
-                table.announce(self.store.owner)
-                table.start()
+                table.start(owner=self.store.owner)
         if self.capacity is not None:  # a claim by a running process: a failover
             metrics.FAILOVERS.inc(len(claimed))
             log.warning("claimed tables %s (their owner died or let them go)", claimed)
@@ -172,12 +171,12 @@ class TableManager:
         return [
             t
             for t in self.tables.values()
-            if not t.settings.private and not t.closed and t.directed is None
+            if not t.state.settings.private and not t.closed and t.state.directed is None
         ]
 
     def hosted_by(self, user_id: int) -> list[Table]:
         """The open tables `user_id` hosts, private ones too."""
-        return [t for t in self.tables.values() if t.host_user_id == user_id and not t.closed]
+        return [t for t in self.tables.values() if t.state.host_user_id == user_id and not t.closed]
 
     async def renew_leases(self) -> set[int]:
         """Renew this process's leases; a table whose lease moved on stops at once (its
@@ -198,7 +197,7 @@ class TableManager:
         """Stop a table that now runs elsewhere (or nowhere until claimed)."""
         await table.stop()
         # no request may wait on a table that no longer runs here
-        table.become(Lifecycle.CLOSED)
+        table.stopped()
         moved = TableError("table_moved", MOVED)
         for _, future in table.mailbox.take_all():
             if future is not None and not future.done():
@@ -206,8 +205,9 @@ class TableManager:
 
     @staticmethod
     def _between_hands(table: Table) -> bool:
-        return table.closed or (
-            table.hand is None and table.lifecycle is not Lifecycle.IN_HAND and table.unwritten == 0
+        state = table.state
+        return state.closed or (
+            state.hand is None and state.life.stage is not Lifecycle.IN_HAND and not state.unwritten
         )
 
     async def _hand_over(self, done: list[Table], then: HandedOver | None) -> None:
@@ -235,12 +235,12 @@ class TableManager:
         table = self.get(table_id)
         if table is None:
             return False
-        table.draining = True
+        table.post(m.Drain(), first=True)  # no new hand here: not even one on its way
         deadline = time.monotonic() + seconds
         while not self._between_hands(table):
             if time.monotonic() >= deadline:
-                table.draining = self.draining
-                table.post(m.Wake())  # deal on here
+                if not self.draining:
+                    table.post(m.Drain(on=False))  # deal on here
                 return False
             await asyncio.sleep(0.05)  # the hand ends on the table's own task
         await self._hand_over([table], then)
@@ -253,7 +253,7 @@ class TableManager:
         rest; the next owner voids those hands)."""
         self.draining = True
         for table in self.tables.values():
-            table.draining = True
+            table.post(m.Drain(), first=True)
         deadline = time.monotonic() + seconds
         while True:
             done = [t for t in self.tables.values() if self._between_hands(t)]

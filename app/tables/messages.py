@@ -26,7 +26,7 @@ class NumbersReserved:
 @dataclass(frozen=True, slots=True)
 class Join:
     """A client connects: who they are at this table (seat, host). `via`: the server
-    process holding the socket (its sockets are forgotten if it dies: `ViewersGone`)."""
+    process holding the socket (its sockets are forgotten if it dies: `WatchersGone`)."""
 
     user_id: int
     via: str = ""
@@ -41,8 +41,8 @@ class Unwatch:
 
 
 @dataclass(frozen=True, slots=True)
-class ViewersGone:
-    """These server processes died: their sockets watch no more (the observer count)."""
+class WatchersGone:
+    """These server processes died: their sockets watch no more (nor count as watchers)."""
 
     via: tuple[str, ...]
 
@@ -67,7 +67,7 @@ class Resync:
 class Ask(Generic[C]):
     """User `user_id` (`name`; their socket held by process `via`, "" for the HTTP host
     route) asks the table a command of the wire catalog, `msg`, already checked by its
-    model (`app.wire.client`): the table's rule for its type answers (`table._HANDLERS`)."""
+    model (`app.wire.client`): the table's rule for its type answers (`table._RULES`)."""
 
     user_id: int
     name: str
@@ -79,7 +79,10 @@ class Ask(Generic[C]):
 
 
 @dataclass(frozen=True, slots=True)
-class TimedOut:
+class TurnAlarm:
+    """The action timer (R19) of turn `turn_id` rang for `seat` (the engine's own
+    `TimedOut` is what the hand makes of it)."""
+
     seat: int
     turn_id: int
 
@@ -115,14 +118,22 @@ class Wake:
 
 
 @dataclass(frozen=True, slots=True)
+class Drain:
+    """The process is stopping, or the table is being moved elsewhere (`manager.drain`,
+    `manager.move`): no new hand here while `on` (a hand on plays to its end)."""
+
+    on: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Sync:
     """Answered once every message before it is handled and the table's hand records are
     written (tests, shutdown)."""
 
 
 Message = (
-    Admit | Join | Unwatch | Resync | Ask[Any] | TimedOut | StartHand | HandWritten
-    | NumbersReserved | BotAct | Wake | ViewersGone | Sync | ReportAgain
+    Admit | Join | Unwatch | Resync | Ask[Any] | TurnAlarm | StartHand | HandWritten
+    | NumbersReserved | BotAct | Wake | WatchersGone | Drain | Sync | ReportAgain
     | process.DirectorOrders
 )  # fmt: skip
 

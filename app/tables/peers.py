@@ -75,4 +75,4 @@ class Peers:
         self._live = live
         if gone:
             for table in self.router.tables.running():
-                table.post(m.ViewersGone(gone))
+                table.post(m.WatchersGone(gone))

@@ -1,7 +1,8 @@
-"""What a table's watchers see: the events' wire text, the engine's events as the table tells
-them, the snapshot and the catch-up of a reconnecting client (`Resync`), joining, watching
-and chat. The `Table` numbers and publishes what is said here (`Table.say`, `Table._number`):
-each event gets the table's next version `v` and its text starts with ``{"v":<n>,``; a public
+"""What a table's watchers see, shaped from its state: the engine's events as the table tells
+them, the seat list, the table's description, the watcher count, the snapshot and the
+catch-up of a reconnecting client. Pure functions: they return what is said (`effects.Said`)
+or the object to answer; the `Table` numbers and publishes every event (`Table._number`):
+each gets the table's next version `v` and its text starts with ``{"v":<n>,``; a public
 event goes on `channels.table(id)`, a seat-private one (a face-down card) on the private
 channel of the *user* the table holds in that seat, with the bare ``{"v":<n>}`` on the table
 channel in its place (docs/design.md: why the user and not the seat).
@@ -10,34 +11,26 @@ channel in its place (docs/design.md: why the user and not the seat).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app.engine import CardDealt, Event, observer_view, view_for
 from app.engine.events import HandStarted
 from app.engine.views import POT_EVENTS, pots_now
 from app.jsontext import from_json
-from app.tables import messages as m
-from app.tables.errors import TableError
-from app.tables.state import TableState
-from app.wire import client as c
+from app.tables.effects import Said
+from app.tables.lifecycle import Lifecycle
+from app.tables.state import Kept, TableState, user_in
 from app.wire.envelope import placeholder
-from app.wire.events import (
-    Chat,
-    DownCards,
-    Observers,
-    Seats,
-    Snapshot,
-    TableChanged,
-    engine_body,
-)
-from app.wire.limits import CHAT_MAX
+from app.wire.events import DownCards, Observers, Seats, Snapshot, TableChanged, engine_body
 
 HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
-SYNC_WAIT = 30.0
 
 
-def engine_events(table: TableState, events: Sequence[Event]) -> None:
+def engine_events(table: TableState, events: Sequence[Event]) -> list[Said]:
+    """The engine's events of one step as the table tells them (a face-down card to its
+    player alone), and after a deal down the count of each live player's down cards."""
+    out: list[Said] = []
     dealt_down = False
     pots: list[dict[str, Any]] | None = None
     hand_id = table.hand_id
@@ -50,34 +43,106 @@ def engine_events(table: TableState, events: Sequence[Event]) -> None:
             body, audience = engine_body(event, hand_id, pots=pots)
         else:
             body, audience = engine_body(event, hand_id)
-        table.say(body, audience)
+        out.append(Said(body, None if audience is None else user_in(table, audience)))
         if isinstance(event, CardDealt) and not event.face_up:
             dealt_down = True
     if dealt_down and table.hand is not None and hand_id is not None:
         counts = {str(p.seat): len(p.down) for p in table.hand.players if not p.folded}
-        table.say(DownCards(hand_id, counts))
+        out.append(Said(DownCards(hand_id, counts)))
+    return out
 
 
-def say_seats(table: TableState) -> None:
-    table.say(Seats(table.seat_list()))
+def seats_said(table: TableState) -> Said:
+    return Said(Seats(seat_list(table)))
 
 
-def say_table(table: TableState) -> None:
-    table.say(TableChanged(table.info()))
+def table_said(table: TableState) -> Said:
+    return Said(TableChanged(info(table)))
 
 
-def note_observers(table: TableState) -> None:
-    count = table.observer_count()
-    if count != table.observers:
-        table.observers = count
-        table.say(Observers(count))
+def watchers_said(table: TableState) -> list[Said]:
+    """The count of watchers not seated, if it changed since it was last said."""
+    count = unseated_watchers(table)
+    if count == table.watchers_told:
+        return []
+    table.watchers_told = count
+    return [Said(Observers(count))]
 
 
-def hand_log(table: TableState, user_id: int | None) -> tuple[list[dict[str, Any]], bool]:
+def unseated_watchers(table: TableState) -> int:
+    """Connected users who are not seated here (the wire calls them observers)."""
+    return len({user for user, _ in table.watchers if user not in table.by_user})
+
+
+def seat_list(table: TableState) -> list[dict[str, Any]]:
+    stacks = table.hand.stacks if table.hand is not None else {}
+    return [info.public(stacks.get(s)) for s, info in sorted(table.seats.items())]
+
+
+def info(table: TableState) -> dict[str, Any]:
+    return {
+        "id": table.id,
+        **table.settings.to_dict(),
+        "host_user_id": table.host_user_id,
+        "paused": table.life.paused,
+        "closing": table.closing,
+        "closed": table.closed,
+        "hands_played": table.hands_played,
+        "saving": table.life.stage is Lifecycle.SAVING,  # waits for earlier hands' records
+        "tournament": tournament_info(table),
+    }
+
+
+def tournament_info(table: TableState) -> dict[str, Any] | None:
+    """The tournament part of the table's description (snapshot and `table` events)."""
+    d = table.directed
+    if d is None:
+        return None
+    s = table.pending_settings or table.settings
+    return {
+        "tournament_id": d.tournament_id,
+        "level": d.level,
+        "stakes": {
+            "ante": s.ante,
+            "bring_in": s.bring_in,
+            "small_bet": s.small_bet,
+            "big_bet": s.big_bet,
+            "variant": s.variant.value,
+        },
+        "waiting": not d.go and table.hand is None,
+        "round": d.round,
+    }
+
+
+def summary(table: TableState) -> dict[str, Any]:
+    """A lobby line."""
+    in_hand = set(table.hand.seats) if table.hand is not None else set()
+    s = table.settings
+    return {
+        "id": table.id,
+        "name": s.name,
+        "variant": s.variant,
+        "small_bet": s.small_bet,
+        "big_bet": s.big_bet,
+        "ante": s.ante,
+        "bring_in": s.bring_in,
+        "min_buy_in": s.min_buy_in,
+        "max_buy_in": s.max_buy_in,
+        "max_seats": s.max_seats,
+        "seats_taken": len(table.seats),
+        "waiting": sum(1 for seat in table.seats if seat not in in_hand),
+        "observers": unseated_watchers(table),
+        "private": s.private,
+        "paused": table.life.paused,
+    }
+
+
+def hand_log(
+    table: TableState, ring: Sequence[Kept], user_id: int | None
+) -> tuple[list[dict[str, Any]], bool]:
     """The latest hand's events from the ring, as `user_id` may see them: the public ones and
-    their own face-down cards (never another seat's; an observer gets none). The flag is
-    False when the hand's start has already left the ring (only its later events are kept)."""
-    ring = table.ring
+    their own face-down cards (never another seat's; a watcher not seated gets none). The flag
+    is False when the hand's start has already left the ring (only its later events are kept)."""
     start = None
     for i in range(len(ring) - 1, -1, -1):
         if ring[i].type == "hand_started" and ring[i].user is None:
@@ -94,7 +159,17 @@ def hand_log(table: TableState, user_id: int | None) -> tuple[list[dict[str, Any
     return events, start is not None
 
 
-def snapshot(table: TableState, user_id: int | None) -> dict[str, Any]:
+def snapshot(
+    table: TableState,
+    user_id: int | None,
+    *,
+    v: int,
+    epoch: str,
+    ring: Sequence[Kept],
+    remaining_ms: int | None,
+) -> dict[str, Any]:
+    """The whole table as `user_id` may see it at version `v` (the turn's time left,
+    `remaining_ms`, is the actor's clock's)."""
     seat = table.by_user.get(user_id) if user_id is not None else None
     hand_view: dict[str, Any] | None = None
     hand = table.hand
@@ -103,96 +178,31 @@ def snapshot(table: TableState, user_id: int | None) -> dict[str, Any]:
         hand_view["hand_id"] = table.hand_id
         hand_view["number"] = str(table.hand_number)
         hand_view["turn_id"] = table.turn_id
-        hand_view["remaining_ms"] = (
-            None
-            if table.turn_alarm.at is None
-            else max(0, round((table.turn_alarm.at - table.clock.monotonic()) * 1000))
-        )
+        hand_view["remaining_ms"] = remaining_ms
         if hand.to_act is not None and hand_view["legal"] is None:
             hand_view["turn_legal"] = hand.legal_actions().to_dict()
         if table.recording is not None:
             hand_view["commitment"] = table.recording.start.commitment
     you = table.seats[seat].public() if seat is not None else None
-    log, log_complete = hand_log(table, user_id)
+    log, log_complete = hand_log(table, ring, user_id)
     return Snapshot(
-        v=table.version,
-        epoch=table.epoch,
-        table=table.info(),
-        seats=table.seat_list(),
+        v=v,
+        epoch=epoch,
+        table=info(table),
+        seats=seat_list(table),
         hand=hand_view,
         you={"user_id": user_id, "seat": seat, "info": you},
         voided=table.voided,
-        observers=table.observer_count(),
+        observers=unseated_watchers(table),
         log=log,
         log_complete=log_complete,
     ).body()
 
 
-async def join(table: TableState, msg: m.Join) -> dict[str, Any]:
-    watcher = (msg.user_id, msg.via)
-    table.viewers[watcher] = table.viewers.get(watcher, 0) + 1
-    return {
-        "seat": table.by_user.get(msg.user_id),
-        "host": msg.user_id == table.host_user_id,
-        "epoch": table.epoch,
-    }
-
-
-async def unwatch(table: TableState, msg: m.Unwatch) -> None:
-    watcher = (msg.user_id, msg.via)
-    left = table.viewers.get(watcher, 0) - 1
-    if left > 0:
-        table.viewers[watcher] = left
-    else:
-        table.viewers.pop(watcher, None)
-
-
-async def viewers_gone(table: TableState, msg: m.ViewersGone) -> None:
-    gone = set(msg.via)
-    for watcher in [w for w in table.viewers if w[1] in gone]:
-        del table.viewers[watcher]
-
-
-async def resync(table: TableState, msg: m.Resync) -> dict[str, Any]:
-    """Only what the table surely published (the table answers no read while anything it said
-    waits: `Table._gate`), so a client is never told what no other watcher will be."""
-    last = msg.last_v
-    assert table.published == table.version, "a read answered with events unpublished"
-    first_kept = table.ring[0][0] if table.ring else table.version + 1
-    if (
-        msg.epoch == table.epoch
-        and last is not None
-        and 0 <= last <= table.version
-        and last + 1 >= first_kept
-    ):
-        user = msg.user_id
-        texts = [
-            kept.text if kept.user is None or kept.user == user else placeholder(kept.v)
-            for kept in table.ring
-            if kept.v > last
-        ]
-        return {"v": table.version, "epoch": table.epoch, "events": texts, "snapshot": None}
-    snap = snapshot(table, msg.user_id)
-    return {"v": table.version, "epoch": table.epoch, "events": [], "snapshot": snap}
-
-
-async def wake(table: TableState, msg: m.Wake) -> None:
-    """Deal if a hand may start; what waits is published before and after every message
-    anyway, and a frozen table that reaches its players again resumes (`Table._gate`)."""
-    table.want_hand()
-
-
-async def sync(table: TableState, msg: m.Sync) -> int:
-    """A barrier: every message before it is handled and the table's records written."""
-    await table.caught_up(SYNC_WAIT)
-    return table.version
-
-
-async def chat(table: TableState, ask: m.Ask[c.ChatMsg]) -> dict[str, Any]:
-    text = ask.msg.text.strip()
-    if not text:
-        raise TableError("invalid_chat", "say something")
-    if len(text) > CHAT_MAX:
-        raise TableError("chat_too_long", f"chat lines are at most {CHAT_MAX} characters")
-    table.say(Chat(ask.user_id, ask.name, table.by_user.get(ask.user_id), text))
-    return {}
+def missed(ring: Iterable[Kept], last: int, user: int) -> list[str]:
+    """What a client missed after version `last`, as `user` may see it."""
+    return [
+        kept.text if kept.user is None or kept.user == user else placeholder(kept.v)
+        for kept in ring
+        if kept.v > last
+    ]

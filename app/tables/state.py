@@ -1,34 +1,29 @@
-"""What the table's rules work on: a seat, the table's life cycle, and the narrow view of a
-table (`TableState`) that `dealing`, `seating`, `hosting` and `publishing` are given.
+"""What the table's rules work on: the table's game state (`TableState`, plain data), a
+seat, and the few questions a rule may ask while it decides (`Io`).
 
-The rules never number nor publish an event and never decide what the table does next: they
-change the state they are given, `say` what happened (the `Table` numbers those events and
-publishes them once the message is handled) and ask for what must follow (`want_hand`); the
-`Table` (table.py) alone runs the life cycle. None of those modules imports another of them
-except `hosting`, which seats bots and frees seats through `seating`.
+The rules (`dealing`, `seating`, `hosting`, `directed`, `watching`, `between`) take the state
+and a message, change the state they are handed, and return what must follow as effects
+(`effects.py`); the `Table` (table.py), the actor, applies them: it numbers and publishes the
+events, sets the timers, submits the writes and decides when a hand is dealt.
 """
 
 from __future__ import annotations
 
-import enum
-from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.engine import Hand
 from app.engine.cards import Card
 from app.fanout import channels
-from app.tables import messages as m
-from app.tables.clock import Alarm, Clock
-from app.tables.numbers import HandNumbers
+from app.tables.errors import TableError
+from app.tables.lifecycle import Life
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
-from app.wire.events import ServerEvent
 from app.wire.process import AddChips
 
 if TYPE_CHECKING:
-    from app.store.hands import HandFinish, HandStart
+    from app.store.hands import HandStart
 
 DeckSource = Callable[[], Sequence[Card]]
 
@@ -42,32 +37,6 @@ class Kept(NamedTuple):
     type: str
     text: str
     user: int | None
-
-
-class Lifecycle(enum.Enum):
-    """Where a table is in its life; the allowed moves are `MOVES`, made by `Table.become`."""
-
-    OPEN = "open"  # no hand, none on its way: waits for players (or the host, or numbers)
-    STARTING = "starting"  # the next hand is due after the pause
-    IN_HAND = "in_hand"
-    SAVING = "saving"  # the next hand waits for earlier hands' records (`MAX_UNWRITTEN`)
-    CLOSING = "closing"  # closes when the hand being played ends
-    CLOSED = "closed"
-
-
-MOVES: dict[Lifecycle, frozenset[Lifecycle]] = {
-    Lifecycle.OPEN: frozenset(
-        {Lifecycle.STARTING, Lifecycle.IN_HAND, Lifecycle.CLOSING, Lifecycle.CLOSED}
-    ),
-    Lifecycle.STARTING: frozenset(
-        {Lifecycle.OPEN, Lifecycle.IN_HAND, Lifecycle.SAVING, Lifecycle.CLOSING, Lifecycle.CLOSED}
-    ),
-    Lifecycle.SAVING: frozenset({Lifecycle.STARTING, Lifecycle.CLOSING, Lifecycle.CLOSED}),
-    # to CLOSED in a hand: its lease went to another process, which voids the hand
-    Lifecycle.IN_HAND: frozenset({Lifecycle.OPEN, Lifecycle.CLOSING, Lifecycle.CLOSED}),
-    Lifecycle.CLOSING: frozenset({Lifecycle.CLOSED}),
-    Lifecycle.CLOSED: frozenset(),
-}
 
 
 @dataclass(slots=True)
@@ -136,73 +105,95 @@ class Directed:
         return channels.director(self.tournament_id)
 
 
-class TableState(Protocol):
-    """The table as its rules see it (`Table` is the one implementation)."""
+@dataclass(slots=True)
+class TableState:
+    """The table's game state: what its rules are handed, change, and read. Plain data: the
+    `Table` (table.py) is the actor that holds it (`Table.state`) with everything that is not
+    the game's (its mailbox, numbering, publishing, writer, clock)."""
 
     id: int
     settings: TableSettings
-    pending_settings: TableSettings | None
-    store: TableStore
-    clock: Clock
-    deck_source: DeckSource
-    numbers: HandNumbers
-    turn_alarm: Alarm
-    host_user_id: int | None
-    members: set[int]
-    seats: dict[int, SeatInfo]
-    by_user: dict[int, int]
-    hand: Hand | None
-    hand_id: str | None
-    hand_number: int | None
-    hand_users: dict[int, int]
-    start_stacks: dict[int, int]
-    recording: Recording | None
-    turn_id: int
-    button: int
-    hands_played: int
-    unwritten: int
-    paused: bool
-    lifecycle: Lifecycle
-    answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]]
-    viewers: dict[tuple[int, str], int]  # (user, process holding the socket) -> sockets
-    observers: int
-    version: int
-    published: int
-    epoch: str
-    ring: deque[Kept]
-    voided: list[dict[str, Any]]
-    directed: Directed | None  # a tournament's table: its director's orders
+    host_user_id: int | None = None
+    members: set[int] = field(default_factory=set)
+    bots_play_alone: bool = False  # demo tables; else a person must be dealt in
+    directed: Directed | None = None  # a tournament's table: its director's orders
+    pending_settings: TableSettings | None = None  # applied when the hand ends
+    life: Life = field(default_factory=Life)
+    seats: dict[int, SeatInfo] = field(default_factory=dict)
+    by_user: dict[int, int] = field(default_factory=dict)
+    # the hand being played: its engine state, ids, players and record
+    hand: Hand | None = None
+    hand_id: str | None = None  # internal: the hand's rows and postings
+    hand_number: int | None = None  # what players see (numbers.py)
+    hand_users: dict[int, int] = field(default_factory=dict)  # seat -> user for the hand
+    start_stacks: dict[int, int] = field(default_factory=dict)
+    recording: Recording | None = None
+    turn_id: int = 0
+    button: int = -1
+    hands_played: int = 0
+    unwritten: int = 0  # finished hands the hand writer has not written yet
+    # chip requests answered, by ledger key: (what was asked, the answer), oldest first
+    answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = field(default_factory=dict)
+    # (user, process holding the socket) -> open sockets (Join / Unwatch)
+    watchers: dict[tuple[int, str], int] = field(default_factory=dict)
+    watchers_told: int = 0  # watchers not seated, as last announced
+    voided: list[dict[str, Any]] = field(default_factory=list)  # hands the restart cancelled
 
     @property
-    def closed(self) -> bool: ...
+    def closing(self) -> bool:
+        return self.life.closing
+
     @property
-    def closing(self) -> bool: ...
-    def record_start(self, start: HandStart) -> None: ...
-    def record_finish(self, finish: HandFinish) -> None: ...
-    def write_later(self, label: str, job: Callable[[], Awaitable[Any]]) -> None: ...
-    async def caught_up(self, timeout: float) -> bool: ...
-    def say(self, event: ServerEvent | dict[str, Any], seat: int | None = None) -> None: ...
-    def send(self, channel: str, text: str) -> None: ...
-    def become(self, stage: Lifecycle) -> None: ...
-    def want_hand(self, delay: float | None = None) -> None: ...
-    def post(self, msg: m.Message) -> None: ...
-    def seat_of(self, user_id: int) -> SeatInfo: ...
-    def host_only(self, user_id: int) -> None: ...
-    def in_hand(self, seat: int) -> bool: ...
-    def seat_list(self) -> list[dict[str, Any]]: ...
-    def info(self) -> dict[str, Any]: ...
-    def observer_count(self) -> int: ...
-    def freeze(self, why: str) -> None: ...
+    def closed(self) -> bool:
+        return self.life.closed
+
+
+@dataclass(frozen=True, slots=True)
+class Io:
+    """What a rule may ask while it decides, and wait for the answer of: the database (the
+    ledger's answer decides a chip move), whether the table's hand records are written yet,
+    the time, a fresh deck. Everything that needs no answer is an effect (`effects.py`)."""
+
+    store: TableStore
+    caught_up: Callable[[float], Awaitable[bool]]
+    now: Callable[[], float]  # the monotonic clock (deadlines, time banks)
+    wall: Callable[[], float]  # wall-clock seconds (R19's 24-hour window)
+    deck: DeckSource
+
+
+def seat_of(table: TableState, user_id: int) -> SeatInfo:
+    seat = table.by_user.get(user_id)
+    if seat is None:
+        raise TableError("not_seated", "you are not seated at this table")
+    return table.seats[seat]
+
+
+def host_only(table: TableState, user_id: int) -> None:
+    if table.host_user_id is None or user_id != table.host_user_id:
+        raise TableError("not_host", "only the table's host may do that")
+
+
+def in_hand(table: TableState, seat: int) -> bool:
+    return table.hand is not None and seat in table.hand.by_seat
+
+
+def user_in(table: TableState, seat: int) -> int:
+    """The user this table holds in `seat` (the hand's, while it is played)."""
+    user = table.hand_users.get(seat)
+    return table.seats[seat].user_id if user is None else user
 
 
 __all__ = [
-    "MOVES",
     "DeckSource",
     "Directed",
+    "Io",
     "Kept",
-    "Lifecycle",
     "Recording",
     "SeatInfo",
     "TableState",
+    "host_only",
+    "in_hand",
+    "seat_of",
     "stacks_view",
+    "user_in",
 ]

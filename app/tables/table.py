@@ -1,19 +1,23 @@
-"""One table: a task that owns all of its state and handles its mailbox one message at a time.
+"""One table: an actor (`Table`) that owns the table's state (`state.TableState`, plain data)
+and handles its mailbox one message at a time.
 
-Everything outside (WebSocket handlers, timers, bots) only sends messages: a user's command
-of the wire catalog in a `messages.Ask`, or the table's own mail (`messages.py`); nothing
-else changes a table. `_HANDLERS` (at the end) maps each message type to its rule. The
-rules are modules of functions over the table's state (`state.TableState`), none of which
-imports another (but `hosting`, which seats and frees through `seating`):
+Everything outside (WebSocket handlers, timers, bots, the manager) only sends messages: a
+user's command of the wire catalog in a `messages.Ask`, or the table's own mail
+(`messages.py`); nothing else changes a table. `_RULES` (at the end) maps each message type
+to its rule. A rule takes the state, the message and the few questions it may ask (`Io`),
+changes the state, and returns an `effects.Outcome`: the answer and the effects, in order.
+The rule modules (none imports the table):
 
-- `dealing`: a hand: dealing it, turns and their timers, timeouts, settlement and record;
+- `dealing`: a hand: dealing it, turns, timeouts, settlement and record;
 - `seating`: buy-in, top-up, leave, sit out / in, removal (the chips);
 - `hosting`: the host's commands and closing;
-- `publishing`: what watchers see: the engine's events told, snapshots, resyncs, chat.
+- `directed`: a tournament table's orders from its director, and its reports;
+- `between`: what follows a hand (leavers, top-ups, the busted, closing);
+- `watching`: sockets joining and leaving, chat.
 
-They `say` what happened; this class alone numbers those events and publishes them (after
-each message), runs the life cycle (`state.Lifecycle`, its moves in `state.MOVES`), and
-decides what follows: when the next hand is dealt, what happens between hands, closing.
+The actor alone applies their effects (`apply`): it numbers and publishes the events, sets
+the timers, submits the writes, and runs the life cycle (`lifecycle.py`): when the next hand
+is dealt, and whether it may be (held, frozen, waiting for records or numbers).
 """
 
 from __future__ import annotations
@@ -23,29 +27,42 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from app import logs, metrics
-from app.engine import Hand
 from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
-from app.store.hands import HandFinish, HandStart
-from app.tables import dealing, directed, hosting, publishing, seating
+from app.store.hands import HandFinish
+from app.tables import between, dealing, directed, hosting, publishing, seating, watching
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock, TimerHandle
+from app.tables.effects import (
+    DealNext,
+    Effect,
+    Freeze,
+    Mail,
+    Outcome,
+    Record,
+    Said,
+    StopClock,
+    Told,
+    TurnClock,
+    WriteLater,
+)
 from app.tables.errors import MOVED, TableError
+from app.tables.lifecycle import Hold, Lifecycle
 from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY
 from app.tables.settings import TableSettings
-from app.tables.state import MOVES, DeckSource, Directed, Kept, Lifecycle, Recording, SeatInfo
+from app.tables.state import DeckSource, Directed, Io, Kept, SeatInfo, TableState
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
 from app.wire import client as c
 from app.wire import process
 from app.wire.envelope import encode, owner_notice, placeholder
-from app.wire.events import HandVoided, PostAnteDue, ServerEvent, TableResumed
+from app.wire.events import HandVoided, ServerEvent, TableResumed
 
 __all__ = ["COMMANDS", "MAX_UNWRITTEN", "DeckSource", "Lifecycle", "SeatInfo", "Table"]
 
@@ -55,12 +72,14 @@ log = logging.getLogger("app.tables")
 MAX_UNWRITTEN = 2
 RETRY_SECONDS = 1.0  # a table cut off from its players looks again this often
 
-TIMERS: frozenset[type] = frozenset({m.TimedOut, m.BotAct, m.StartHand})
+TIMERS: frozenset[type] = frozenset({m.TurnAlarm, m.BotAct, m.StartHand})
 # What a watcher reads (being counted, catching up): answered only by a table that surely
 # still runs here, from what it surely published.
 READS: frozenset[type] = frozenset({m.Join, m.Resync})
 # What moves the game on, handled only while what the table says surely reaches its players
 # (`Table.reaches`): every command of the catalog (`COMMANDS`, below) and the timers.
+
+Rule = Callable[[TableState, Any, Io], Awaitable[Outcome]]
 
 
 class Table:
@@ -82,58 +101,39 @@ class Table:
         tournament_id: int | None = None,
     ) -> None:
         self.id = table_id
-        # a tournament's table: seats, stakes and deals are its director's (directed.py)
-        self.directed = Directed(tournament_id) if tournament_id is not None else None
-        self.settings = settings
+        # the game: a tournament's table's seats, stakes and deals are its director's
+        self.state = TableState(
+            table_id,
+            settings,
+            host_user_id=host_user_id,
+            members=set(members or ()),
+            bots_play_alone=bots_play_alone,
+            directed=Directed(tournament_id) if tournament_id is not None else None,
+        )
         self.store = store
         self.fanout = fanout
         self.clock = clock
-        self.host_user_id = host_user_id
         self.invite_token = invite_token
         self.password_hash = password_hash
-        self.members: set[int] = set(members or ())
         self.deck_source = deck_source
         self.writer = writer or HandWriter()
-        self.bots_play_alone = bots_play_alone  # demo tables; else a person must be dealt in
-        self.voided: list[dict[str, Any]] = []  # hands cancelled by the last restart
         self.channel = channels.table(table_id)
-        self.seats: dict[int, SeatInfo] = {}
-        self.by_user: dict[int, int] = {}
-        self._init_play()
+        self.io = Io(store, self.caught_up, clock.monotonic, clock.time, self._deck)
+        self.numbers = HandNumbers(
+            self.store.reserve_numbers, lambda block: self.post(m.NumbersReserved(block))
+        )
         self._init_events()
-        self.lifecycle = Lifecycle.OPEN
-        self.paused = False  # the host's switch: no new hand while it is on
-        self.draining = False  # the process is stopping: no new hand here (manager.drain)
-        self.pending_settings: TableSettings | None = None
-        # chip requests answered, by ledger key: (what was asked, the answer), oldest first
-        self.answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
-        self.hands_played = 0
-        # (user, process holding the socket) -> open sockets (Join / Unwatch)
-        self.viewers: dict[tuple[int, str], int] = {}
-        self.observers = 0  # connected users not seated, as last announced
         self.mailbox: Inbox[tuple[m.Message, asyncio.Future[Any] | None]] = Inbox()
         self.task: asyncio.Task[None] | None = None
         self.turn_alarm = Alarm(self.clock)  # the action timer (R19)
         self.start_token = 0  # the scheduled start that counts (older ones are stale)
-        self.unwritten = 0  # finished hands the hand writer has not written yet
         # why the table's clocks are stopped ("lease", "fanout", "database"), and since when
         self.frozen: str | None = None
         self.frozen_at = 0.0
         self._retry: TimerHandle | None = None
 
-    def _init_play(self) -> None:
-        """No hand yet: the hand's state, its numbers and the button."""
-        self.recording: Recording | None = None  # the hand being played, for its record
-        self.hand: Hand | None = None
-        self.hand_id: str | None = None  # internal: the hand's rows and postings
-        self.hand_number: int | None = None  # what players see (numbers.py)
-        self.numbers = HandNumbers(
-            self.store.reserve_numbers, lambda block: self.post(m.NumbersReserved(block))
-        )
-        self.hand_users: dict[int, int] = {}  # seat -> user for the hand being played
-        self.start_stacks: dict[int, int] = {}
-        self.turn_id = 0
-        self.button = -1
+    def _deck(self) -> Sequence[Any]:
+        return self.deck_source()  # looked up when dealt: a test may swap it
 
     def _init_events(self) -> None:
         """Nothing said yet: the numbering, this run's epoch, the ring for reconnects."""
@@ -159,29 +159,29 @@ class Table:
             tournament_id=stored.tournament_id,
             **kwargs,
         )
-        table.button = stored.button
-        table.voided = list(stored.voided)
+        state = table.state
+        state.button = stored.button
+        state.voided = list(stored.voided)
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
             info.sitting_out = s.sitting_out or s.stack <= 0
-            table.seats[s.seat_no] = info
-            table.by_user[s.user_id] = s.seat_no
+            state.seats[s.seat_no] = info
+            state.by_user[s.user_id] = s.seat_no
         return table
 
-    def announce(self, owner: str) -> None:
-        """A new owner (a failover, a move): its notice goes out before the table's first
-        event, and like every event it waits for the fan-out while Redis is away, so every
-        process's sockets at the table learn of the new owner and resync."""
-        self.outgoing.append((self.channel, owner_notice(owner, self.epoch)))
-
-    def start(self) -> None:
-        for void in self.voided:  # players who reconnect see the cancelled hand
+    def start(self, owner: str | None = None) -> None:
+        """Run. `owner`: this process took the table over (a failover, a move): its notice
+        goes out before the table's first event, and like every event it waits for the
+        fan-out while Redis is away, so every process's sockets at the table learn of the
+        new owner and resync."""
+        if owner is not None:
+            self.outgoing.append((self.channel, owner_notice(owner, self.epoch)))
+        for void in self.state.voided:  # players who reconnect see the cancelled hand
             self.say(HandVoided(**void))
         self._number()  # in the ring before anyone connects
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self.numbers.refill()  # the first block, while the first hand's pause runs
-        if self.directed is not None:
-            directed.report(self)  # its director says when to deal
+        self.apply(directed.report(self.state))  # a tournament's: its director says when
         self.want_hand()
 
     async def stop(self) -> None:
@@ -196,9 +196,18 @@ class Table:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
 
-    def post(self, msg: m.Message) -> None:
-        """Send without waiting for an answer (timers, bots)."""
-        if not self.closed:
+    def stopped(self) -> None:
+        """The table runs elsewhere now (its task stopped): closed here, for good."""
+        self.state.life.move(Lifecycle.CLOSED)
+
+    def post(self, msg: m.Message, *, first: bool = False) -> None:
+        """Send without waiting for an answer (timers, bots, the manager); `first`: ahead of
+        what the mailbox holds (`Drain`: no hand already on its way is dealt)."""
+        if self.closed:
+            return
+        if first:
+            self.mailbox.put_first((msg, None))
+        else:
             self.mailbox.put_nowait((msg, None))
 
     async def request(self, msg: m.Message) -> Any:
@@ -232,7 +241,7 @@ class Table:
             else:
                 if future is not None and not future.done():
                     future.set_result(result)
-            publishing.note_observers(self)
+            self.apply(publishing.watchers_said(self.state))
             self._number()
             await self._flush()
         while not self.mailbox.empty():  # answer whoever is still waiting
@@ -240,26 +249,61 @@ class Table:
             if future is not None and not future.done():
                 future.set_exception(TableError("table_closed", "this table is closed"))
 
+    # -- effects: what the rules returned, applied here, in order ---------------------------
+
+    def apply(self, effects: Sequence[Effect]) -> None:
+        for effect in effects:
+            match effect:
+                case Said(event, user):
+                    self.say(event, user)
+                case Told(channel, text):
+                    # behind what the table published, under the same lease rule
+                    self.outgoing.append((channel, text))
+                case DealNext(delay):
+                    self.want_hand(delay)
+                case Mail(msg, None):
+                    self.post(msg)
+                case Mail(msg, after):
+                    self.clock.call_later(after or 0.0, self._poster(msg))
+                case TurnClock(seconds, alarm):
+                    self.turn_alarm.set(seconds, self._poster(alarm))
+                case StopClock(True):
+                    self.turn_alarm.cancel()
+                case StopClock():
+                    self.turn_alarm.clear()
+                case Record(row):
+                    self._record(row)
+                case WriteLater(label, job):
+                    self.writer.submit(self.id, label, job)
+                case Freeze(why):
+                    self.freeze(why)
+
+    def _poster(self, msg: m.Message) -> Callable[[], None]:
+        return lambda: self.post(msg)
+
+    def _record(self, row: Any) -> None:
+        """A hand's row (its start: nothing secret), or its record with its settlement,
+        behind the table's earlier writes; a finished hand is counted until written (the
+        next hand waits while more than `MAX_UNWRITTEN` are not)."""
+        if not isinstance(row, HandFinish):
+            label = f"hand #{row.number} start"
+            self.writer.submit(self.id, label, lambda: self.store.record_start(row), item=row)
+            return
+        written = self.writer.submit(
+            self.id, f"hand #{row.start.number}", lambda: self.store.record_hand(row), item=row
+        )
+        self.state.unwritten += 1
+        written.add_done_callback(lambda _: self.post(m.HandWritten()))
+
     # -- events: said by the rules, numbered and published here ---------------------------
 
-    def say(self, event: ServerEvent | dict[str, Any], seat: int | None = None) -> None:
+    def say(self, event: ServerEvent | dict[str, Any], user: int | None = None) -> None:
         """Queue an event: one of the catalog's (`app.wire.events`) or an engine event's wire
-        object (`events.engine_body`); `seat`: only the user this table holds in that seat
-        may see it."""
-        user = None
-        if seat is not None:
-            user = self.hand_users.get(seat)
-            if user is None:
-                user = self.seats[seat].user_id
+        object (`events.engine_body`); `user`: only they may see it."""
         if isinstance(event, ServerEvent):
             self.said.append((event.type, event.body(), user))
         else:
             self.said.append((event["type"], event, user))
-
-    def send(self, channel: str, text: str) -> None:
-        """Publish a text that is not one of the table's events (a report to the tournament's
-        director) behind what the table said, under the same lease rule."""
-        self.outgoing.append((channel, text))
 
     def _number(self) -> None:
         """Number what was said, keep it in the ring, and queue it for the fan-out: a public
@@ -278,29 +322,6 @@ class Table:
             else:
                 self.outgoing.append((channels.user(self.id, user), text))
                 self.outgoing.append((self.channel, placeholder(v)))
-
-    # -- database writes: the rules ask, the table queues them behind its earlier ones --------
-
-    def record_start(self, start: HandStart) -> None:
-        """The live hand's row (nothing secret), behind the table's earlier writes."""
-        label = f"hand #{start.number} start"
-        self.writer.submit(self.id, label, lambda: self.store.record_start(start), item=start)
-
-    def record_finish(self, finish: HandFinish) -> None:
-        """The finished hand's record with its settlement; counted until written (the next
-        hand waits while more than `MAX_UNWRITTEN` are not)."""
-        written = self.writer.submit(
-            self.id,
-            f"hand #{finish.start.number}",
-            lambda: self.store.record_hand(finish),
-            item=finish,
-        )
-        self.unwritten += 1
-        written.add_done_callback(lambda _: self.post(m.HandWritten()))
-
-    def write_later(self, label: str, job: Callable[[], Awaitable[Any]]) -> None:
-        """Another write that must follow the table's earlier ones (a cash-out, closing)."""
-        self.writer.submit(self.id, label, job)
 
     async def caught_up(self, timeout: float) -> bool:
         """Wait until the table's writes are in the database; False if `timeout` ran out."""
@@ -360,8 +381,9 @@ class Table:
         self.frozen = None
         log.warning("table %s: reaches its players again; play resumes", self.id)
         self.say(TableResumed(str(why), round((self.clock.monotonic() - since) * 1000)))
-        if self.hand is not None and self.hand.to_act is not None:
-            dealing.start_turn(self)
+        hand = self.state.hand
+        if hand is not None and hand.to_act is not None:
+            self.apply(dealing.start_turn(self.state))
             return
         if self.lifecycle is Lifecycle.STARTING:
             self.become(Lifecycle.OPEN)  # a start dropped while frozen: ask again
@@ -395,63 +417,82 @@ class Table:
 
     # -- what others read ------------------------------------------------------------------
 
-    def observer_count(self) -> int:
-        """Connected users who are not seated here."""
-        return len({user for user, _ in self.viewers if user not in self.by_user})
+    @property
+    def closed(self) -> bool:
+        return self.state.closed
 
-    def seat_list(self) -> list[dict[str, Any]]:
-        stacks = self.hand.stacks if self.hand is not None else {}
-        return [info.public(stacks.get(s)) for s, info in sorted(self.seats.items())]
+    @property
+    def closing(self) -> bool:
+        return self.state.closing
 
     def info(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            **self.settings.to_dict(),
-            "host_user_id": self.host_user_id,
-            "paused": self.paused,
-            "closing": self.closing,
-            "closed": self.closed,
-            "hands_played": self.hands_played,
-            "saving": self.lifecycle is Lifecycle.SAVING,  # waits for earlier hands' records
-            "tournament": directed.info(self),
-        }
+        return publishing.info(self.state)
 
     def summary(self) -> dict[str, Any]:
         """A lobby line."""
-        in_hand = set(self.hand.seats) if self.hand is not None else set()
-        s = self.settings
-        return {
-            "id": self.id,
-            "name": s.name,
-            "variant": s.variant,
-            "small_bet": s.small_bet,
-            "big_bet": s.big_bet,
-            "ante": s.ante,
-            "bring_in": s.bring_in,
-            "min_buy_in": s.min_buy_in,
-            "max_buy_in": s.max_buy_in,
-            "max_seats": s.max_seats,
-            "seats_taken": len(self.seats),
-            "waiting": sum(1 for seat in self.seats if seat not in in_hand),
-            "observers": self.observer_count(),
-            "private": s.private,
-            "paused": self.paused,
-        }
+        return publishing.summary(self.state)
+
+    def remaining_ms(self) -> int | None:
+        """What is left of the turn's clock."""
+        at = self.turn_alarm.at
+        return None if at is None else max(0, round((at - self.clock.monotonic()) * 1000))
+
+    def snapshot(self, user_id: int | None) -> dict[str, Any]:
+        return publishing.snapshot(
+            self.state,
+            user_id,
+            v=self.version,
+            epoch=self.epoch,
+            ring=self.ring,
+            remaining_ms=self.remaining_ms(),
+        )
+
+    async def _join(self, msg: m.Join) -> dict[str, Any]:
+        joined = await watching.join(self.state, msg, self.io)
+        return {**joined.answer, "epoch": self.epoch}
+
+    async def _resync(self, msg: m.Resync) -> dict[str, Any]:
+        """Only what the table surely published (the table answers no read while anything it
+        said waits: `Table._gate`), so a client is never told what no other watcher will be."""
+        last = msg.last_v
+        assert self.published == self.version, "a read answered with events unpublished"
+        first_kept = self.ring[0][0] if self.ring else self.version + 1
+        if (
+            msg.epoch == self.epoch
+            and last is not None
+            and 0 <= last <= self.version
+            and last + 1 >= first_kept
+        ):
+            texts = publishing.missed(self.ring, last, msg.user_id)
+            return {"v": self.version, "epoch": self.epoch, "events": texts, "snapshot": None}
+        snap = self.snapshot(msg.user_id)
+        return {"v": self.version, "epoch": self.epoch, "events": [], "snapshot": snap}
+
+    async def _sync(self, msg: m.Sync) -> int:
+        """A barrier: every message before it is handled and the table's records written."""
+        await self.caught_up(SYNC_WAIT)
+        return self.version
+
+    async def _wake(self, msg: m.Wake) -> None:
+        """Deal if a hand may start; what waits is published before and after every message
+        anyway, and a frozen table that reaches its players again resumes (`_gate`)."""
+        self.want_hand()
+
+    async def _drain(self, msg: m.Drain) -> None:
+        """The process is stopping, or the table moves elsewhere (`TableManager.drain`,
+        `move`): no new hand while `on`; a hand on its way is not dealt. Lifted: deal on."""
+        self.state.life.held(Hold.DRAINING, msg.on)
+        if not msg.on:
+            self.want_hand()
 
     # -- the life cycle: the one place that decides what the table does next ---------------
 
     @property
-    def closed(self) -> bool:
-        return self.lifecycle is Lifecycle.CLOSED
-
-    @property
-    def closing(self) -> bool:
-        return self.lifecycle is Lifecycle.CLOSING
+    def lifecycle(self) -> Lifecycle:
+        return self.state.life.stage
 
     def become(self, stage: Lifecycle) -> None:
-        if stage not in MOVES[self.lifecycle]:
-            raise RuntimeError(f"table {self.id}: no move from {self.lifecycle} to {stage}")
-        self.lifecycle = stage
+        self.state.life.move(stage)
 
     def want_hand(self, delay: float | None = None) -> None:
         """Something changed that may let a hand be dealt: start one after the pause (or
@@ -461,7 +502,7 @@ class Table:
         self.become(Lifecycle.STARTING)
         self.start_token += 1
         token = self.start_token
-        wait = self.settings.hand_pause_ms / 1000 if delay is None else delay
+        wait = self.state.settings.hand_pause_ms / 1000 if delay is None else delay
         self.clock.call_later(wait, lambda: self.post(m.StartHand(token)))
 
     async def _start_hand(self, msg: m.StartHand) -> None:
@@ -475,132 +516,74 @@ class Table:
             await self._deal()
 
     async def _hand_written(self, msg: m.HandWritten) -> None:
-        self.unwritten -= 1
-        if self.directed is not None:
-            directed.report(self)  # written: its busts are sure; the director may place them
+        state = self.state
+        state.unwritten -= 1
+        if state.directed is not None:
+            # written: its busts are sure; the director may place them
+            self.apply(directed.report(state))
             return
-        if self.lifecycle is Lifecycle.SAVING and self.unwritten <= MAX_UNWRITTEN:
+        if self.lifecycle is Lifecycle.SAVING and state.unwritten <= MAX_UNWRITTEN:
             self.become(Lifecycle.STARTING)
-            publishing.say_table(self)
+            self.apply([publishing.table_said(state)])
             self.start_token += 1
             await self._deal()
 
     async def _deal(self) -> None:
         """STARTING: deal the next hand if it may be dealt, else wait (OPEN or SAVING)."""
-        if self.paused or self.draining or self.frozen is not None or not self._may_deal():
-            self.become(Lifecycle.OPEN)  # unpausing asks again; a drained table moves on
+        state = self.state
+        if state.life.hold is not Hold.NONE or self.frozen is not None or not self._may_deal():
+            self.become(Lifecycle.OPEN)  # lifting the hold asks again; a drained table moves on
             return
-        if self.pending_settings is not None:
-            await hosting.apply_settings(self, self.pending_settings)
-        players = [info for _, info in sorted(self.seats.items()) if dealing.dealt_in(self, info)]
-        alone = not self.bots_play_alone and all(info.bot for info in players)
-        alone = alone and self.directed is None  # a tournament plays to its end, bots or not
+        if state.pending_settings is not None:
+            self.apply(await hosting.apply_settings(state, state.pending_settings, self.io))
+        players = [info for _, info in sorted(state.seats.items()) if dealing.dealt_in(info)]
+        alone = not state.bots_play_alone and all(info.bot for info in players)
+        alone = alone and state.directed is None  # a tournament plays to its end, bots or not
         if len(players) < 2 or alone:
             self.become(Lifecycle.OPEN)  # bots alone do not play on; a sit asks again
             return
-        if self.unwritten > MAX_UNWRITTEN:
+        if state.unwritten > MAX_UNWRITTEN:
             self.become(Lifecycle.SAVING)  # `_hand_written` deals on once the writer is back
-            publishing.say_table(self)
+            self.apply([publishing.table_said(state)])
             return
         number = self.numbers.take()
         if number is None:
             log.info("table %s: no hand number in reserve; the hand waits for one", self.id)
             self.become(Lifecycle.OPEN)  # `_numbers_reserved` deals it
             return
-        if self.directed is not None:
-            self.directed.go = False  # one hand for each go
+        if state.directed is not None:
+            state.directed.go = False  # one hand for each go
         else:
-            await self._free_sat_out(players)
+            self.apply(await between.free_sat_out(state, players, self.io))
         self.become(Lifecycle.IN_HAND)
-        await dealing.deal(self, players, number)
+        self.apply(dealing.deal(state, players, number, self.io))
         await self._after_play()
 
     def _may_deal(self) -> bool:
-        return self.directed is None or self.directed.go
-
-    async def _free_sat_out(self, players: list[SeatInfo]) -> None:
-        limit = self.settings.sit_out_limit
-        for info in list(self.seats.values()):
-            if info in players:
-                info.sat_out_hands = 0
-                continue
-            info.sat_out_hands += 1
-            if limit and info.sat_out_hands > limit and not info.bot:
-                try:
-                    await seating.remove(self, info, "sat_out")
-                except TableError as exc:
-                    log.warning("table %s: could not remove seat %s: %s", self.id, info.seat, exc)
+        return self.state.directed is None or self.state.directed.go
 
     async def _after_play(self) -> None:
-        if self.hand is None and self.lifecycle in (Lifecycle.IN_HAND, Lifecycle.CLOSING):
-            await self._between_hands()
-
-    async def _between_hands(self) -> None:
-        if self.directed is not None and self.lifecycle is Lifecycle.IN_HAND:
-            if self.pending_settings is not None:
-                await hosting.apply_settings(self, self.pending_settings)
-            await directed.apply_behind(self)
-            directed.hand_over(self)  # reports once written; deals on the director's word
-            self.become(Lifecycle.OPEN)
-            return
-        for info in list(self.seats.values()):
-            try:
-                if info.leaving:
-                    await seating.remove(self, info, "left")
-                    continue
-                for amount, key in info.top_ups:
-                    await seating.apply_top_up(self, info, amount, key)
-            except TableError as exc:
-                log.warning("table %s seat %s: %s", self.id, info.seat, exc.message)
-            finally:
-                info.top_ups.clear()
-            if info.stack <= 0:
-                info.sitting_out = True
-        if self.lifecycle is Lifecycle.CLOSING:
-            await hosting.close_now(self)
-            return
-        self.become(Lifecycle.OPEN)
-        if self.pending_settings is not None:
-            await hosting.apply_settings(self, self.pending_settings)
-        for info in self.seats.values():
-            if not info.auto_post and not info.sitting_out:
-                self.say(PostAnteDue(info.seat))
-        publishing.say_seats(self)
-        self.want_hand()
+        state = self.state
+        if state.hand is None and self.lifecycle in (Lifecycle.IN_HAND, Lifecycle.CLOSING):
+            self.apply(await between.hand_ended(state, self.io))
 
     # -- dispatch --------------------------------------------------------------------------
 
     async def _handle(self, msg: m.Message) -> Any:
-        if self.directed is not None and _kind(msg) in directed.REFUSED:
-            directed.refuse(_kind(msg))
-        handler = _HANDLERS.get(_kind(msg))
-        if handler is None:
-            raise TableError("unknown_message", f"unknown message {_kind(msg).__name__}")
-        return await handler(self, msg)
-
-    def seat_of(self, user_id: int) -> SeatInfo:
-        seat = self.by_user.get(user_id)
-        if seat is None:
-            raise TableError("not_seated", "you are not seated at this table")
-        return self.seats[seat]
-
-    def host_only(self, user_id: int) -> None:
-        if self.host_user_id is None or user_id != self.host_user_id:
-            raise TableError("not_host", "only the table's host may do that")
-
-    def in_hand(self, seat: int) -> bool:
-        return self.hand is not None and seat in self.hand.by_seat
-
-
-def in_play(rule: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Table, Any], Any]:
-    """A player's or a timer's move in the hand; if it ended the hand, what follows."""
-
-    async def move(table: Table, msg: Any) -> Any:
-        result = await rule(table, msg)
-        await table._after_play()
-        return result
-
-    return move
+        kind = _kind(msg)
+        if self.state.directed is not None and kind in directed.REFUSED:
+            directed.refuse(kind)
+        own = _OWN.get(kind)
+        if own is not None:
+            return await own(self, msg)
+        rule = _RULES.get(kind)
+        if rule is None:
+            raise TableError("unknown_message", f"unknown message {kind.__name__}")
+        outcome = await rule(self.state, msg, self.io)
+        self.apply(outcome.effects)
+        if kind in IN_PLAY:  # a player's or a timer's move: if it ended the hand, what follows
+            await self._after_play()
+        return outcome.answer
 
 
 def _kind(msg: m.Message) -> type:
@@ -608,10 +591,12 @@ def _kind(msg: m.Message) -> type:
     return type(msg.msg) if isinstance(msg, m.Ask) else type(msg)
 
 
+SYNC_WAIT = 30.0
+
 # The one map from a message's type to its rule. A user's command (`m.Ask`) is looked up by
 # its catalog model (`app.wire.client`): a new command is a model there, a rule, and a line
 # here (a test holds every catalog message to a line here or to the socket's own few).
-_HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
+_RULES: dict[type, Rule] = {
     # users' commands
     c.SitMsg: seating.sit,
     c.TopUpMsg: seating.top_up,
@@ -620,8 +605,8 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     c.SitInMsg: seating.sit_in,
     c.AutoPostMsg: seating.auto_post,
     c.PostAnteMsg: seating.post_ante,
-    c.ActMsg: in_play(dealing.act),
-    c.ChatMsg: publishing.chat,
+    c.ActMsg: dealing.act,
+    c.ChatMsg: watching.chat,
     c.HostSettingsMsg: hosting.host_settings,
     c.HostPauseMsg: hosting.host_pause,
     c.HostRemoveMsg: hosting.host_remove,
@@ -629,22 +614,28 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     c.HostCloseMsg: hosting.host_close,
     # the table's own mail
     m.Admit: hosting.admit,
-    m.Join: publishing.join,
-    m.Unwatch: publishing.unwatch,
-    m.ViewersGone: publishing.viewers_gone,
-    m.Resync: publishing.resync,
-    m.Sync: publishing.sync,
-    m.Wake: publishing.wake,
-    m.StartHand: Table._start_hand,
-    m.HandWritten: Table._hand_written,
-    m.NumbersReserved: Table._numbers_reserved,
-    m.BotAct: in_play(dealing.bot_act),
-    m.TimedOut: in_play(dealing.timed_out),
+    m.Unwatch: watching.unwatch,
+    m.WatchersGone: watching.watchers_gone,
+    m.BotAct: dealing.bot_act,
+    m.TurnAlarm: dealing.turn_alarm,
     m.ReportAgain: directed.report_again,
     process.DirectorOrders: directed.orders,
 }
+# what the actor handles itself: its numbering (reads), its writer, its life cycle
+_OWN: dict[type, Callable[[Table, Any], Awaitable[Any]]] = {
+    m.Join: Table._join,
+    m.Resync: Table._resync,
+    m.Sync: Table._sync,
+    m.Wake: Table._wake,
+    m.Drain: Table._drain,
+    m.StartHand: Table._start_hand,
+    m.HandWritten: Table._hand_written,
+    m.NumbersReserved: Table._numbers_reserved,
+}
+# a move in the hand: if it ended the hand, the actor runs what follows it
+IN_PLAY: frozenset[type] = frozenset({c.ActMsg, m.BotAct, m.TurnAlarm})
 
 COMMANDS: frozenset[type[c.ClientMessage]] = frozenset(
-    kind for kind in _HANDLERS if issubclass(kind, c.ClientMessage)
+    kind for kind in _RULES if issubclass(kind, c.ClientMessage)
 )
 GAME: frozenset[type] = COMMANDS | TIMERS | {process.DirectorOrders}

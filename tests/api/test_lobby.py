@@ -88,7 +88,7 @@ async def test_every_lobby_refusal_has_a_code_and_a_message(live: Live) -> None:
         removing = await host.post(f"/api/tables/{open_id}/host", json={"type": "host_remove"})
         assert refusal(removing) == (422, "invalid_request")
         assert (await host.get(f"/api/tables/{secret_id}")).status_code == 200
-    assert not live.table(open_id).paused and not live.table(secret_id).closed
+    assert not live.table(open_id).state.life.paused and not live.table(secret_id).closed
 
 
 async def test_the_lobby_reads_the_apps_own_settings(db_url: str, tmp_path: Path) -> None:

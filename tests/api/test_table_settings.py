@@ -82,8 +82,11 @@ async def test_r1_r3_table_creation_refuses_every_wrong_type_and_creates_nothing
         made = await http.post("/api/tables", json={**BASE, "name": "  Fine  ", "rake_cap": 0})
         assert made.status_code == 201, made.text
         table = live.table(made.json()["table"]["id"])
-        assert table.settings.name == "Fine" and table.settings.rake_cap is None
-        assert (table.settings.big_bet, table.settings.bring_in) == (200, 50)  # R2 defaults
+        assert table.state.settings.name == "Fine" and table.state.settings.rake_cap is None
+        assert (table.state.settings.big_bet, table.state.settings.bring_in) == (
+            200,
+            50,
+        )  # R2 defaults
 
 
 async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_over_http(
@@ -94,7 +97,7 @@ async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_o
     made = await live.create_table(token, **BASE)
     table_id = made["table"]["id"]
     table = live.table(table_id)
-    before = table.settings
+    before = table.state.settings
     me = await Client.open(live, table_id, token, host)
     async with live.http(token) as http:
         for field, values in WRONG.items():
@@ -111,7 +114,7 @@ async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_o
                 )
                 assert r.status_code == 422, (field, value, r.text)
                 assert r.json()["detail"]["code"] == "invalid_settings"
-                assert table.settings == before, (field, value)
+                assert table.state.settings == before, (field, value)
         shown = (await http.get(f"/api/tables/{table_id}")).json()["settings"]
         assert shown.items() >= before.to_dict().items() and shown["rake_cap"] == 0  # uncapped
 
@@ -121,12 +124,12 @@ async def test_r1_host_changes_of_the_wrong_type_are_refused_on_the_socket_and_o
     ] == "error"
     changed = await me.call({"type": "host_settings", "changes": {"max_seats": 6, "ante": 20}})
     assert changed["type"] == "ok" and changed["result"] == {"applied": True}
-    assert (table.settings.max_seats, table.settings.ante) == (6, 20)
+    assert (table.state.settings.max_seats, table.state.settings.ante) == (6, 20)
     sat = await me.call({"type": "sit", "seat": 0, "amount": 2_000, "request_id": "me"})
     assert sat["type"] == "ok", sat
     bots = await me.call({"type": "host_bots", "count": 1})
     assert bots["type"] == "ok", bots
-    await live.settle(table_id, table.settings.hand_pause_ms / 1000)
+    await live.settle(table_id, table.state.settings.hand_pause_ms / 1000)
     started = await me.wait(lambda f: f.get("type") == "hand_started")
     assert len(started["seats"]) == 2
 

@@ -1,5 +1,5 @@
 """Every client message of the wire catalog is answered exactly once: by the table (its rule
-in `app.tables.table._HANDLERS`, the catalog's model itself as its command) or by the socket
+in `app.tables.table._RULES`, the catalog's model itself as its command) or by the socket
 (`ws.LOCAL`: ping, resync). Adding a command touches the catalog, a rule and that map."""
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ async def played(db: Database, db_url: str) -> Played:
         await play_hands(table, clock, 4, fold_seat=1)  # seat 1 folds facing a bet
         await table.request(m.Sync())
         await start_hand(table, clock)
-        void_id = table.hand_id
+        void_id = table.state.hand_id
         await manager.writer.drain()
     finally:
         await manager.stop()

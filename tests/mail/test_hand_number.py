@@ -54,7 +54,9 @@ async def test_one_hand_has_one_number_at_the_table_in_the_api_the_email_and_bot
         await table.request(asks.sit(user, f"u{user}", seat, 2000, f"k{seat}"))
     await play_hands(table, live.clock, 3, fold_seat=1)
     await table.request(m.Sync())  # the hand writer has recorded them
-    await watcher.wait(lambda f: f.get("type") == "deal_revealed" and f["hand_id"] == table.hand_id)
+    await watcher.wait(
+        lambda f: f.get("type") == "deal_revealed" and f["hand_id"] == table.state.hand_id
+    )
 
     started = [f for f in watcher.events() if f.get("type") == "hand_started"]
     numbers = [f["number"] for f in started]

@@ -41,8 +41,8 @@ async def seated_table(
 
 async def act_once(table: Table, fold_seat: int | None = None) -> None:
     """Answer the current turn: bring in, check or call; `fold_seat` folds when it may."""
-    hand = table.hand
-    assert hand is not None and hand.to_act is not None and table.hand_id is not None
+    hand = table.state.hand
+    assert hand is not None and hand.to_act is not None and table.state.hand_id is not None
     legal = hand.legal_actions()
     seat = legal.seat
     if legal.bring_in is not None:
@@ -55,15 +55,15 @@ async def act_once(table: Table, fold_seat: int | None = None) -> None:
         action, amount = "bet", legal.bets[0]
     else:
         action, amount = ("check" if legal.check else "call"), None
-    user = table.hand_users[seat]
-    await table.request(asks.act(user, table.hand_id, table.turn_id, action, amount))
+    user = table.state.hand_users[seat]
+    await table.request(asks.act(user, table.state.hand_id, table.state.turn_id, action, amount))
 
 
 async def play_hands(table: Table, clock: FakeClock, count: int, **kw: Any) -> None:
     """Play until `count` more hands have ended (the clock starts each after its pause)."""
-    goal = table.hands_played + count
-    while table.hands_played < goal:
-        if table.hand is None:
+    goal = table.state.hands_played + count
+    while table.state.hands_played < goal:
+        if table.state.hand is None:
             await _numbers_in(table)
             clock.advance(1.0)
             await table.request(m.Join(0))
@@ -82,7 +82,7 @@ async def _numbers_in(table: Table) -> None:
 
 async def start_hand(table: Table, clock: FakeClock) -> None:
     """Advance until a hand is being played."""
-    while table.hand is None:
+    while table.state.hand is None:
         await _numbers_in(table)
         clock.advance(1.0)
         await table.request(m.Join(0))  # not Sync: that would wait for the writer

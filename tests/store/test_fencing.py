@@ -108,7 +108,7 @@ async def test_a_stale_owner_writes_nothing(db: Database) -> None:
             "record_start": lambda: old.record_start(after_start),
             "record_many": lambda: old.record_many([after_start, finish]),
             "save_settings": lambda: old.save_settings(
-                table.id, table.settings.model_copy(update={"name": "Stale"})
+                table.id, table.state.settings.model_copy(update={"name": "Stale"})
             ),
             "save_state": lambda: old.save_state(
                 table.id, members=set(), bots=set(), sitting_out={users[0]: True}

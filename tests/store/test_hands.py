@@ -205,14 +205,19 @@ async def test_live_down_cards_are_nowhere_in_the_database_or_logs(
     manager, table, clock, _ = await seated_table(db, 3)
     try:
         await start_hand(table, clock)
-        hand = table.hand
-        assert hand is not None and table.recording is not None
+        hand = table.state.hand
+        assert hand is not None and table.state.recording is not None
         await act_once(table)
         await manager.writer.drain()
-        secrets = [table.recording.salt.hex(), commitment.deck_text(table.recording.deck)]
+        secrets = [
+            table.state.recording.salt.hex(),
+            commitment.deck_text(table.state.recording.deck),
+        ]
         downs = [str(c) for p in hand.players for c in p.down]
         live = await _dump(db) + "\n" + caplog.text
-        assert table.hand_id is not None and table.hand_id in live  # the live row is there ...
+        assert (
+            table.state.hand_id is not None and table.state.hand_id in live
+        )  # the live row is there ...
         for secret in secrets:  # ... without its deck or salt
             assert secret not in live
         for card in downs:

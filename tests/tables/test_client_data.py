@@ -52,7 +52,7 @@ async def test_only_the_host_gets_the_invite_and_lists_the_tables_they_host(live
         assert (await http.get("/api/tables/mine")).status_code == 401
         assert (await http.get("/api/tables", params={"mine": 1})).status_code == 401
     # what the host was listed is what the tables themselves say they are hosted by
-    assert {live.table(t["id"]).host_user_id for t in mine} == {host}
+    assert {live.table(t["id"]).state.host_user_id for t in mine} == {host}
 
 
 async def test_observer_count_in_the_snapshot_and_as_it_changes(live: Live) -> None:

@@ -41,10 +41,10 @@ async def play_hand(live: Live, table_id: int, clients: dict[int, Client], polic
     without a client here (leaving, sitting out) are left to the table."""
     watcher = next(iter(clients.values()))
     table = live.table(table_id)
-    if table.hand is None:
+    if table.state.hand is None:
         await live.settle(table_id, PAUSE)
-    hand_id = table.hand_id
-    assert table.hand is not None and hand_id is not None, "no hand started"
+    hand_id = table.state.hand_id
+    assert table.state.hand is not None and hand_id is not None, "no hand started"
     i, _ = await watcher.wait_index(
         lambda f: f.get("type") == "hand_started" and f.get("hand_id") == hand_id
     )
@@ -67,7 +67,7 @@ async def play_hand(live: Live, table_id: int, clients: dict[int, Client], polic
 
 
 def dealt(live: Live, table_id: int) -> set[int]:
-    hand = live.table(table_id).hand
+    hand = live.table(table_id).state.hand
     assert hand is not None
     return set(hand.seats)
 
@@ -86,7 +86,7 @@ async def test_r1_a_hand_starts_once_two_players_sit(live: Live) -> None:
     sit = {"type": "sit", "amount": BUY_IN}
     assert (await a.call({**sit, "seat": 0, "request_id": "a"}))["type"] == "ok"
     await live.settle(table_id, 60.0)
-    assert live.table(table_id).hand is None
+    assert live.table(table_id).state.hand is None
     assert not any(f.get("type") == "hand_started" for f in a.frames)
     b = await Client.open(live, table_id, b_token, bob)
     assert (await b.call({**sit, "seat": 4, "request_id": "b"}))["type"] == "ok"
@@ -104,7 +104,7 @@ async def test_r3_a_buy_in_below_ten_small_bets_is_refused(live: Live) -> None:
     low = await c.call({"type": "sit", "seat": 0, "amount": 999, "request_id": "low"})
     assert low["type"] == "error" and low["code"] == "buy_in_too_small"
     assert "$10 " in low["message"]  # ten small bets of $1, as the table shows it
-    assert live.table(table_id).seats == {}
+    assert live.table(table_id).state.seats == {}
     assert await live.balance(user) == BALANCE
     ok = await c.call({"type": "sit", "seat": 0, "amount": 1000, "request_id": "ok"})
     assert ok["type"] == "ok" and ok["result"] == {"seat": 0, "stack": 1000}
@@ -116,9 +116,9 @@ async def test_r25_the_next_hand_waits_for_the_pause(live: Live) -> None:
     await play_hand(live, table_id, clients, complete_then_fold)
     table = live.table(table_id)
     await live.settle(table_id, PAUSE - 0.05)
-    assert table.hand is None and table.hands_played == 1
+    assert table.state.hand is None and table.state.hands_played == 1
     await live.settle(table_id, 0.1)
-    assert table.hand is not None
+    assert table.state.hand is not None
     await live.settle(table_id)
     assert await chips(live, table_id, users) == (2 * BALANCE, 2 * BALANCE)
 
@@ -151,14 +151,14 @@ async def test_r25_top_up_between_hands_at_once_and_during_a_hand_at_its_end(liv
     refused = await clients[0].call({"type": "top_up", "amount": 0, "request_id": "t0"})
     assert refused["type"] == "error"
     await live.settle(table_id, PAUSE)
-    assert live.table(table_id).hand is not None
+    assert live.table(table_id).state.hand is not None
     later = await clients[1].call({"type": "top_up", "amount": 300, "request_id": "t2"})
     assert later["result"] == {"queued": True, "stack": BUY_IN}
     assert await live.balance(users[1]) == BALANCE - BUY_IN
     await play_hand(live, table_id, clients, calldown)
     table = live.table(table_id)
     assert await live.balance(users[1]) == BALANCE - BUY_IN - 300
-    assert table.seats[0].stack + table.seats[1].stack == 2 * BUY_IN + 800
+    assert table.state.seats[0].stack + table.state.seats[1].stack == 2 * BUY_IN + 800
     assert await chips(live, table_id, users) == (2 * BALANCE, 2 * BALANCE)
     await ledger_ok(live)
 
@@ -202,7 +202,7 @@ async def test_r25_a_top_up_the_balance_cannot_pay_is_refused_during_a_hand_too(
     # both queued ones were made at the hand's end, to the last chip of her balance
     assert await live.balance(ann_id) == 0
     table = live.table(table_id)
-    assert table.seats[0].stack + table.seats[1].stack == 2 * BUY_IN + 700
+    assert table.state.seats[0].stack + table.state.seats[1].stack == 2 * BUY_IN + 700
     assert await chips(live, table_id, [host_id, ann_id]) == (BALANCE + BUY_IN + 700,) * 2
     await ledger_ok(live)
 
@@ -216,11 +216,11 @@ async def test_r25_sitting_out_past_the_limit_frees_the_seat_and_returns_the_sta
     assert await live.balance(users[2]) == BALANCE - BUY_IN
     for _ in range(2):
         await play_hand(live, table_id, clients, complete_then_fold)
-        assert 2 in live.table(table_id).seats
+        assert 2 in live.table(table_id).state.seats
     await live.settle(table_id, PAUSE)  # the third hand it would sit out
     left = await away.wait(lambda f: f.get("type") == "left" and f["seat"] == 2)
     assert left["reason"] == "sat_out" and left["amount"] == BUY_IN
-    assert 2 not in live.table(table_id).seats
+    assert 2 not in live.table(table_id).state.seats
     await live.settle(table_id)
     assert await live.balance(users[2]) == BALANCE
     await ledger_ok(live)
@@ -242,11 +242,11 @@ async def test_leaving_mid_hand_returns_the_stack_when_the_hand_ends(live: Live)
     reply = await leaver.call({"type": "leave"})
     assert reply["result"] == {"left": False, "at_hand_end": True}
     assert await live.balance(users[2]) == BALANCE - BUY_IN
-    assert 2 in live.table(table_id).seats
+    assert 2 in live.table(table_id).state.seats
     await play_hand(live, table_id, clients, calldown)
     left = await clients[0].wait(lambda f: f.get("type") == "left" and f["seat"] == 2)
     assert left["reason"] == "left"
-    assert 2 not in live.table(table_id).seats
+    assert 2 not in live.table(table_id).state.seats
     assert await live.balance(users[2]) == BALANCE - BUY_IN + left["amount"]
     assert left["amount"] < BUY_IN  # it paid its ante (and perhaps the bring-in) and folded
     assert await chips(live, table_id, users) == (3 * BALANCE, 3 * BALANCE)
@@ -265,16 +265,16 @@ async def test_host_changes_settings_between_hands_and_pauses_the_table(live: Li
     await live.settle(table_id, PAUSE)
     later = await host.call({"type": "host_settings", "changes": {"ante": 30}})
     assert later["result"] == {"applied": False, "at_hand_end": True}
-    assert table.settings.ante == 20
+    assert table.state.settings.ante == 20
     assert (await host.call({"type": "host_pause", "paused": True}))["result"] == {"paused": True}
     await play_hand(live, table_id, clients, complete_then_fold)
-    assert table.settings.ante == 30 and table.settings.name == "Renamed"
+    assert table.state.settings.ante == 30 and table.state.settings.name == "Renamed"
     await live.settle(table_id, 120.0)
-    assert table.hand is None and table.hands_played == 1  # paused
+    assert table.state.hand is None and table.state.hands_played == 1  # paused
     assert (await guest.call({"type": "host_pause", "paused": False}))["code"] == "not_host"
     assert (await host.call({"type": "host_pause", "paused": False}))["type"] == "ok"
     await live.settle(table_id, PAUSE)
-    assert table.hand is not None
+    assert table.state.hand is not None
     antes = [f["amount"] for f in host.frames if f.get("type") == "ante_posted"]
     assert antes[-2:] == [30, 30]
 
@@ -284,7 +284,7 @@ async def test_host_removes_a_player_and_closing_returns_every_stack(live: Live)
     host = clients[0]
     await play_hand(live, table_id, clients, calldown)
     table = live.table(table_id)
-    stack2 = table.seats[2].stack
+    stack2 = table.state.seats[2].stack
     assert (await clients[1].call({"type": "host_remove", "seat": 2}))["code"] == "not_host"
     removed = await host.call({"type": "host_remove", "seat": 2})
     assert removed["result"] == {"removed": True}
@@ -294,13 +294,13 @@ async def test_host_removes_a_player_and_closing_returns_every_stack(live: Live)
     assert await live.balance(users[2]) == BALANCE - BUY_IN + stack2
     # closing mid-hand waits for the hand's end, then every stack goes home
     await live.settle(table_id, PAUSE)
-    assert table.hand is not None
+    assert table.state.hand is not None
     closing = await host.call({"type": "host_close"})
     assert closing["result"] == {"closed": False, "at_hand_end": True}
     clients.pop(2)
     await play_hand(live, table_id, clients, calldown)
     await host.wait(lambda f: f.get("type") == "closed")
-    assert table.closed and table.seats == {}
+    assert table.closed and table.state.seats == {}
     await live.services.manager.writer.drain()
     async with live.db.session() as s:
         house = await ledger.balance(s, ledger.HOUSE)
@@ -334,17 +334,17 @@ async def test_tables_and_seats_come_back_after_a_restart(
         table_id, clients, users = await seat_players(live, 3)
         await play_hand(live, table_id, clients, calldown)
         assert (await clients[2].call({"type": "sit_out"}))["type"] == "ok"
-        before = {s: (i.user_id, i.stack) for s, i in live.table(table_id).seats.items()}
-        settings = live.table(table_id).settings
+        before = {s: (i.user_id, i.stack) for s, i in live.table(table_id).state.seats.items()}
+        settings = live.table(table_id).state.settings
         for c in clients.values():
             await c.close()
     fanout = create_fanout("memory://")
     try:
         async with live_server(db, fanout, FakeClock()) as again:
             table = again.table(table_id)
-            assert {s: (i.user_id, i.stack) for s, i in table.seats.items()} == before
-            assert table.settings == settings
-            assert table.seats[2].sitting_out and not table.seats[0].sitting_out
+            assert {s: (i.user_id, i.stack) for s, i in table.state.seats.items()} == before
+            assert table.state.settings == settings
+            assert table.state.seats[2].sitting_out and not table.state.seats[0].sitting_out
             async with again.http() as http:
                 listed = (await http.get("/api/tables")).json()["tables"]
             assert [(t["id"], t["seats_taken"]) for t in listed] == [(table_id, 3)]

@@ -66,11 +66,11 @@ async def test_a_table_whose_reserve_ran_dry_deals_when_numbers_come(db: Databas
         table.numbers.first_backoff = 0.01
         clock.advance(1.0)
         await table.request(m.Join(0))
-        assert table.hand is None  # no number: no hand (it could not be recorded either)
+        assert table.state.hand is None  # no number: no hand (it could not be recorded either)
         assert table.numbers.task is not None
         await table.numbers.task  # reserved at the third try; the block is posted ...
         await table.request(m.Join(0))  # ... and handled before this message
-        assert table.hand is not None  # dealt at once: its pause was over
+        assert table.state.hand is not None  # dealt at once: its pause was over
         await play_hands(table, clock, 2)
         await table.request(m.Sync())
     finally:

@@ -37,7 +37,7 @@ async def _time_out_hands(
         mark = len(watcher.frames)
         await live.settle(table_id, PAUSE)
         for _ in range(40):
-            if table.hand is None:
+            if table.state.hand is None:
                 break
             await live.settle(table_id, 10.0)
         await watcher.wait(lambda f: f.get("type") == "hand_ended", start=mark)
@@ -112,15 +112,15 @@ async def test_bots_alone_do_not_play_on(sqlite_db: Database, clock: FakeClock) 
             table = live.table(table_id)
             assert (await me.call({"type": "leave"}))["type"] == "ok"
             await live.settle(table_id, 60.0)
-            if table.hand is not None:  # the hand the host left: it plays out
+            if table.state.hand is not None:  # the hand the host left: it plays out
                 await _time_out_hands(live, table_id, me, 1)
-            played = table.hands_played
+            played = table.state.hands_played
             for _ in range(5):
                 await live.settle(table_id, 60.0)
-            assert table.hand is None and table.hands_played == played
+            assert table.state.hand is None and table.state.hands_played == played
             # a person sits down: the table deals again
             await _sit(live, table_id, token, host, 0)
             await _time_out_hands(live, table_id, me, 1)
-            assert table.hands_played == played + 1
+            assert table.state.hands_played == played + 1
     finally:
         await fanout.close()

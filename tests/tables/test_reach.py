@@ -110,7 +110,7 @@ async def seated(
         await asyncio.shield(task)
     clock.advance(1.0)  # the pause before the first hand
     await table.request(m.Sync())
-    assert table.hand is not None and table.hand.to_act is not None
+    assert table.state.hand is not None and table.state.hand.to_act is not None
     return manager, table, clock, heard
 
 
@@ -121,20 +121,22 @@ def turn_frames(heard: Heard, since: int) -> list[dict[str, Any]]:
 async def check_frozen(table: Table, clock: FakeClock, why: str) -> None:
     """Past the whole action timer and more: nobody timed out; a command is refused, a
     watcher's resync too when it cannot be answered from what was surely published."""
-    hand = table.hand
+    hand = table.state.hand
     assert hand is not None
-    seat, turn, inputs = hand.to_act, table.turn_id, list(table.recording.inputs)  # type: ignore[union-attr]
+    seat, turn, inputs = hand.to_act, table.state.turn_id, list(table.state.recording.inputs)  # type: ignore[union-attr]
     clock.advance(3 * TIMER_MS / 1000)
     await table.request(m.Sync())
     assert table.frozen == why
-    assert table.hand is hand and hand.to_act == seat and table.turn_id == turn
-    assert table.recording is not None and table.recording.inputs == inputs  # no timeout
-    user = table.hand_users[seat]  # type: ignore[index]
-    assert table.hand_id is not None
+    assert table.state.hand is hand and hand.to_act == seat and table.state.turn_id == turn
+    assert (
+        table.state.recording is not None and table.state.recording.inputs == inputs
+    )  # no timeout
+    user = table.state.hand_users[seat]  # type: ignore[index]
+    assert table.state.hand_id is not None
     with pytest.raises(TableError) as refused:
-        await table.request(asks.act(user, table.hand_id, turn, "bring_in", None))
+        await table.request(asks.act(user, table.state.hand_id, turn, "bring_in", None))
     assert refused.value.code == "table_frozen"
-    assert hand.to_act == seat and table.turn_id == turn
+    assert hand.to_act == seat and table.state.turn_id == turn
 
 
 async def test_r19_a_table_unsure_of_its_lease_stops_its_clock_and_resumes_it_in_full(
@@ -151,7 +153,7 @@ async def test_r19_a_table_unsure_of_its_lease_stops_its_clock_and_resumes_it_in
         mark = await heard.mark(table)
         await check_frozen(table, clock, "lease")
         with pytest.raises(TableError) as refused:  # it may not run here: ask the owner
-            await table.request(m.Resync(table.hand_users[0], 0, table.epoch))
+            await table.request(m.Resync(table.state.hand_users[0], 0, table.epoch))
         assert refused.value.code == "not_here"
         clock.advance(2.5)  # it looks again meanwhile (`RETRY_SECONDS`), still in doubt
         await table.request(m.Sync())
@@ -165,13 +167,13 @@ async def test_r19_a_table_unsure_of_its_lease_stops_its_clock_and_resumes_it_in
         resumed = heard.events[mark]
         assert resumed["reason"] == "lease" and resumed["paused_ms"] == 2500
         (turn,) = turn_frames(heard, mark)
-        assert turn["timer_ms"] == TIMER_MS and turn["turn_id"] == table.turn_id
+        assert turn["timer_ms"] == TIMER_MS and turn["turn_id"] == table.state.turn_id
         # the whole clock from now: a moment before it runs out nothing has timed out
-        assert table.recording is not None
-        inputs = list(table.recording.inputs)
+        assert table.state.recording is not None
+        inputs = list(table.state.recording.inputs)
         clock.advance(TIMER_MS / 1000 - 0.1)
         await table.request(m.Sync())
-        assert table.recording is not None and table.recording.inputs == inputs
+        assert table.state.recording is not None and table.state.recording.inputs == inputs
         clock.advance(0.2)  # and then the turn times out as any turn does
         await table.request(m.Sync())
         await until(lambda: "timed_out" in heard.types(mark), "the turn times out")
@@ -255,18 +257,26 @@ async def test_r19_no_protection_is_spent_nor_anyone_folded_while_the_database_i
 
     try:
         # to the first turn after the bring-in: a betting turn, where R19 protects
-        while table.hand is not None and table.hand.legal_actions().bring_in is not None:
-            seat = table.hand.to_act
-            assert seat is not None and table.hand_id is not None
+        while (
+            table.state.hand is not None and table.state.hand.legal_actions().bring_in is not None
+        ):
+            seat = table.state.hand.to_act
+            assert seat is not None and table.state.hand_id is not None
             await table.request(
-                asks.act(table.hand_users[seat], table.hand_id, table.turn_id, "bring_in", None)
+                asks.act(
+                    table.state.hand_users[seat],
+                    table.state.hand_id,
+                    table.state.turn_id,
+                    "bring_in",
+                    None,
+                )
             )
-        assert table.hand is not None
+        assert table.state.hand is not None
         mark = await heard.mark(table)
         proxy.go_down()
         await check_frozen(table, clock, "database")
         assert await protections() == 0
-        assert all(not p.folded and not p.all_in for p in table.hand.players)
+        assert all(not p.folded and not p.all_in for p in table.state.hand.players)
 
         proxy.come_up()
         clock.advance(RETRY_SECONDS)
@@ -296,22 +306,22 @@ async def test_r19_a_table_frozen_between_hands_deals_the_next_one_when_it_resum
     fanout = create_fanout("memory://")
     manager, table, clock, heard = await seated(sqlite_db, store, fanout)
     try:
-        while table.hand is not None:  # the first hand, to its end
+        while table.state.hand is not None:  # the first hand, to its end
             await act_once(table)
-        played = table.hands_played
+        played = table.state.hands_played
         await until(lambda: not store.holds(table.id), "the lease is in doubt")
         mark = await heard.mark(table)
         for _ in range(5):  # the pause between hands, many times over
             clock.advance(1.0)
             await table.request(m.Sync())
-        assert table.hand is None and table.hands_played == played
+        assert table.state.hand is None and table.state.hands_played == played
         assert table.frozen == "lease" and heard.events[mark:] == []
 
         assert await manager.renew_leases() == set()
         await table.request(m.Sync())
         clock.advance(SETTINGS["hand_pause_ms"] / 1000)
         await table.request(m.Sync())
-        assert table.hand is not None  # the next hand
+        assert table.state.hand is not None  # the next hand
         await until(lambda: "hand_started" in heard.types(mark), "the next hand is told")
         assert heard.types(mark)[0] == "resumed"
     finally:

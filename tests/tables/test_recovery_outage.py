@@ -49,7 +49,7 @@ async def _all_landed(db: Database, table: Table) -> None:
     async with db.session() as s:
         assert (await check_ledger(s)).ok
         stacks = {seat.seat_no: seat.stack for seat in await s.scalars(select(Seat))}
-    assert stacks == {seat: info.stack for seat, info in table.seats.items()}
+    assert stacks == {seat: info.stack for seat, info in table.state.seats.items()}
 
 
 async def test_postgres_unreachable_for_seconds_loses_no_hand(pg_server: PgServer) -> None:
@@ -67,7 +67,7 @@ async def test_postgres_unreachable_for_seconds_loses_no_hand(pg_server: PgServe
         proxy.go_down()
         started = time.monotonic()
         await play_hands(table, clock, 3)  # the table deals on
-        assert table.hands_played == 4
+        assert table.state.hands_played == 4
         assert manager.writer.pending(table.id) > 0
         # the outage lasts seconds, and the writer's retries fail all along
         await _until(
@@ -112,7 +112,7 @@ async def test_sqlite_locked_for_seconds_loses_no_hand(sqlite_db: Database) -> N
             lambda: manager.writer.failures >= 2,
             "the writer did not fail and retry while SQLite was locked",
         )
-        assert table.hands_played == 4 and manager.writer.pending(table.id) > 0
+        assert table.state.hands_played == 4 and manager.writer.pending(table.id) > 0
         assert await _done(sqlite_db) == 1  # WAL: reading goes on under the lock
         locker.execute("ROLLBACK")
         assert await manager.writer.drain(timeout=40)

@@ -22,7 +22,14 @@ from app.store.db import Database
 from app.store.directory import Directory
 from app.store.lease_models import ServerProcess, TableLease
 from app.store.types import utcnow
-from app.tables import FakeClock, LedgerTableStore, TableError, TableManager, TableSettings
+from app.tables import (
+    FakeClock,
+    LedgerTableStore,
+    TableError,
+    TableManager,
+    TableSettings,
+    publishing,
+)
 from app.tables import messages as m
 from app.tables.handover import Handover
 from app.tables.peers import Peers
@@ -94,7 +101,7 @@ async def test_forged_routed_requests_are_refused_and_change_nothing(
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
     version = table.version
     forged = [
-        {"kind": "TimedOut", "seat": 0, "turn_id": 1},  # a timer's, never a player's
+        {"kind": "TurnAlarm", "seat": 0, "turn_id": 1},  # a timer's, never a player's
         {"kind": "Sync"},
         {"kind": "Act", "user_id": 1},  # missing fields
         {"kind": "Nope"},
@@ -174,7 +181,7 @@ async def test_a_move_the_target_cannot_take_is_refused_before_anything_stops(
     assert (await refusal("ghost")).code == "no_such_process"
     assert (await refusal("a")).code == "invalid_target"
     # it never stopped: the same table, epoch and lease
-    assert a.manager.get(table.id) is table and not table.draining
+    assert a.manager.get(table.id) is table and not table.state.life.draining
     assert await _lease(sqlite_db, table.id) == before
     # with room again, the move goes through
     c.manager.capacity = 10
@@ -232,16 +239,16 @@ async def test_a_dead_process_s_sockets_stop_counting_as_watchers(
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
     await b.router.request(table.id, m.Join(7, "b"))  # a socket on b
     await c.router.request(table.id, m.Join(8, "c"))  # and one on c
-    assert table.observer_count() == 2
+    assert publishing.unseated_watchers(table.state) == 2
     a.peers.ttl = 0
     await a.peers.sweep()  # all three alive
     async with sqlite_db.transaction() as s:  # c dies: its row leaves the registry
         await s.execute(delete(ServerProcess).where(ServerProcess.id == "c"))
     await a.peers.sweep()
     await a.router.request(table.id, m.Resync(7))  # the table has handled what came before
-    assert table.observer_count() == 1  # c's socket no longer counts; b's does
+    assert publishing.unseated_watchers(table.state) == 1  # c's socket no longer counts; b's does
     await b.router.request(table.id, m.Unwatch(7, "b"))
-    assert table.observer_count() == 0
+    assert publishing.unseated_watchers(table.state) == 0
 
 
 async def test_a_table_nobody_runs_is_claimed_by_the_process_asked(
@@ -309,7 +316,7 @@ async def test_a_routed_command_is_checked_on_arrival_as_at_the_socket(
     with pytest.raises(TableError) as refused:
         await b.router.request(table.id, m.Ask(7, "x", "b", unchecked))
     assert (refused.value.code, refused.value.message) == (code, words)
-    assert table.version == version and not table.seats
+    assert table.version == version and not table.state.seats
 
 
 # what makes each of the wrong messages above valid (to find its model)

@@ -176,7 +176,7 @@ async def test_bots_get_short_distinct_names_that_survive_a_restart(live: Live) 
     assert (await me.call({"type": "host_bots", "count": 2}))["type"] == "ok"
     assert (await me.call({"type": "host_bots", "count": 3}))["type"] == "ok"
     table = live.table(table_id)
-    names = sorted(info.name for info in table.seats.values())
+    names = sorted(info.name for info in table.state.seats.values())
     assert names == ["Bot Ada", "Bot Bram", "Bot Cor", "Bot Dirk", "Bot Eva"]
     stored = next(t for t in await table.store.load_open() if t.table_id == table_id)
     assert sorted(s.name for s in stored.seats) == names

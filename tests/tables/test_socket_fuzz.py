@@ -198,7 +198,7 @@ async def test_hostile_frames_get_an_error_and_change_nothing(
     failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert failures == [], [r.getMessage() for r in failures]
     # and the hand plays on: the turn is still the one it was, for whoever it is
-    assert live.table(table_id).turn_id == turn["turn_id"]
+    assert live.table(table_id).state.turn_id == turn["turn_id"]
 
 
 SCALARS = (

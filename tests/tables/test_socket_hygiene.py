@@ -116,6 +116,6 @@ async def test_a_client_that_never_reads_is_dropped(
         assert not client.closed
         # its socket's goodbye was posted with its discard: handled behind the chat lines
         await live.table(table_id).request(m.Sync())
-        assert silent_user not in {user for user, _ in live.table(table_id).viewers}
+        assert silent_user not in {user for user, _ in live.table(table_id).state.watchers}
     finally:
         sock.close()

@@ -38,12 +38,12 @@ async def total_chips(db: Database, table: Table, user_ids: list[int]) -> tuple[
         balances = sum([await ledger.player_balance(s, u) for u in user_ids])
         house = await ledger.balance(s, ledger.HOUSE)
         escrow = await ledger.balance(s, ledger.escrow_code(table.id))
-    hand = table.hand
+    hand = table.state.hand
     if hand is not None:
         stacks = sum(hand.stacks.values()) + sum(p.put for p in hand.players)
-        stacks += sum(i.stack for s, i in table.seats.items() if s not in hand.by_seat)
+        stacks += sum(i.stack for s, i in table.state.seats.items() if s not in hand.by_seat)
     else:
-        stacks = sum(i.stack for i in table.seats.values())
+        stacks = sum(i.stack for i in table.state.seats.values())
     return balances + stacks + house, balances + escrow + house
 
 
@@ -73,7 +73,7 @@ async def test_r3_seating_needs_ten_small_bets_and_moves_chips_once(
     assert await balance(sqlite_db, alice) == 9000
     await table.request(asks.sit(bob, "bob", 3, 2000, "k1"))
     await settle(table, clock, 1.0)
-    assert table.hand is not None
+    assert table.state.hand is not None
     mem, led = await total_chips(sqlite_db, table, [alice, bob])
     assert mem == led == 20_000
 
@@ -94,6 +94,27 @@ async def test_hands_play_out_on_timeouts_and_chips_add_up(
         await settle(table, clock, 10.0)
         mem, led = await total_chips(sqlite_db, table, ids)
         assert mem == 30_000
-        if table.hand is None:
+        if table.state.hand is None:
             assert led == 30_000
-    assert table.hands_played >= 3
+    assert table.state.hands_played >= 3
+
+
+async def test_draining_is_a_message_a_hand_on_its_way_is_not_dealt_and_lifting_it_deals(
+    manager: TableManager, sqlite_db: Database, clock: FakeClock
+) -> None:
+    """The manager holds a table back by telling it (`Drain`), ahead of what its mailbox
+    holds: the hand whose pause is running is not dealt; `Drain(on=False)` deals on."""
+    alice, bob = await users(sqlite_db, "alice", "bob")
+    table = await manager.create(TableSettings(**SETTINGS), host_user_id=alice, password_hash=None)
+    await table.request(asks.sit(alice, "alice", 0, 1000, "k"))
+    await table.request(asks.sit(bob, "bob", 1, 1000, "k"))
+    if table.numbers.task is not None:
+        await table.numbers.task  # its hand numbers are in (reserved in the background)
+    table.post(m.Drain(), first=True)  # during the hand's pause
+    await settle(table, clock, 1.0)
+    assert table.state.life.draining and table.state.hand is None
+    assert table.state.hands_played == 0
+    table.post(m.Drain(on=False))
+    await settle(table, clock)  # lifted: the hand's pause starts
+    await settle(table, clock, 1.0)
+    assert not table.state.life.draining and table.state.hand is not None

@@ -104,13 +104,13 @@ async def _check(db: Database, manager: TableManager, tables: list[Any]) -> None
         done = await s.scalar(
             select(func.count()).select_from(HandRecord).where(HandRecord.status == HandStatus.DONE)
         )
-        assert done == sum(t.hands_played for t in tables)
+        assert done == sum(t.state.hands_played for t in tables)
         for table in tables:  # the database caught up with every table's stacks
             rows = await s.execute(
                 select(Seat.seat_no, Seat.stack).where(Seat.table_id == table.id)
             )
             stacks = {seat: stack for seat, stack in rows}
-            assert stacks == {seat: info.stack for seat, info in table.seats.items()}
+            assert stacks == {seat: info.stack for seat, info in table.state.seats.items()}
         report = await check_ledger(s)
     assert report.ok, report.violations
 
@@ -127,7 +127,7 @@ async def test_several_tables_hands_share_transactions(db: Database) -> None:
         # every hand write went through the shared path; some transactions held several
         # tables' hands, and the writer counted exactly those
         assert sum(len(tables) > 1 for tables in shared) == manager.writer.batches > 0
-        assert len(shared) < 2 * sum(t.hands_played for t in tables)  # a start and an end each
+        assert len(shared) < 2 * sum(t.state.hands_played for t in tables)  # a start, an end each
         await _check(db, manager, tables)
     finally:
         await manager.stop()

@@ -94,7 +94,7 @@ async def chips(live: Live, table_id: int, user_ids: list[int]) -> tuple[int, in
         balances = sum([await ledger.player_balance(s, u) for u in user_ids])
         house = await ledger.balance(s, ledger.HOUSE)
         escrow = await ledger.balance(s, ledger.escrow_code(table_id))
-    stacks = sum(info.stack for info in table.seats.values())
+    stacks = sum(info.stack for info in table.state.seats.values())
     return balances + stacks + house, balances + escrow + house
 
 
@@ -118,7 +118,7 @@ async def test_players_play_every_variant_to_showdown_and_uncontested(
     kinds = {f.get("type") for f in watcher.frames}
     assert {"showdown_started", "hand_shown", "pot_awarded", "rake_taken"} <= kinds
     assert any(f.get("type") == "show_declined" for f in watcher.frames)
-    assert live.table(table_id).hands_played == 3
+    assert live.table(table_id).state.hands_played == 3
     async with live.db.session() as s:
         assert await ledger.balance(s, ledger.HOUSE) > 0
 

@@ -44,7 +44,7 @@ async def test_repeated_late_forged_and_out_of_turn_actions_are_refused(live: Li
     assert illegal["code"] == "illegal_action"
     check = await actor.call({**act, "action": "check"})
     assert check["code"] == "illegal_action"
-    stack_before = live.table(table_id).hand
+    stack_before = live.table(table_id).state.hand
     assert stack_before is not None
     ok = await actor.call({**act, **bring_in})
     assert ok["type"] == "ok"
@@ -173,7 +173,7 @@ async def test_r19_timeouts_by_each_policy(live: Live, policy: str) -> None:
         mark = len(clients[0].frames)
         await live.settle(table_id, PAUSE)
         for _ in range(40):
-            if table.hand is None:
+            if table.state.hand is None:
                 break
             await live.settle(table_id, 10.0)
         await clients[0].wait(lambda f: f.get("type") == "hand_ended", start=mark)
@@ -226,12 +226,12 @@ async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
     table = live.table(table_id)
     acted = 0
     for _ in range(3000):
-        if table.hands_played >= 12:
+        if table.state.hands_played >= 12:
             break
-        hand = table.hand
+        hand = table.state.hand
         if hand is not None and hand.to_act == 0:
             turn = await me.wait(
-                lambda f: f.get("type") == "turn" and f["turn_id"] == table.turn_id
+                lambda f: f.get("type") == "turn" and f["turn_id"] == table.state.turn_id
             )
             act = {"type": "act", "hand_id": turn["hand_id"], "turn_id": turn["turn_id"]}
             # the fake clock stands still between the turn and the reply: nothing else can
@@ -240,7 +240,7 @@ async def test_bot_game_never_shows_a_seat_another_seats_down_cards(
             assert r["type"] == "ok", (r, me.frames[-5:])
             acted += 1
         await live.settle(table_id, 0.1)
-    assert table.hands_played >= 12
+    assert table.state.hands_played >= 12
     assert acted >= 12  # the seat with down cards to keep secret played every hand
     await live.settle(table_id)
     async with live.db.session() as s:  # the table's stacks are the ledger's after it all

@@ -92,8 +92,8 @@ class Seen:
 def quads_deck(table: Table, deal: Deal) -> list[Card]:
     """A deck that gives the users of `deal.ranking` four aces, four kings, … in that order
     (no two hands tie), and the lowest door card to `deal.bring_in`."""
-    seat_of = {user: seat for seat, user in table.hand_users.items()}
-    order = dealing_order(sorted(table.hand_users), table.button)
+    seat_of = {user: seat for seat, user in table.state.hand_users.items()}
+    order = dealing_order(sorted(table.state.hand_users), table.state.button)
     assert sorted(seat_of) == sorted(deal.ranking), "a rigged deal names who is dealt in"
     bring_in = deal.bring_in if deal.bring_in is not None else deal.ranking[-1]
     junk = list(JUNK)
@@ -131,8 +131,8 @@ def by_registration(server: Server, order: Sequence[int]) -> Policy:
 
     def policy(table: Table) -> Deal:
         rank = {user: i for i, user in enumerate(order)}  # then the others, by id
-        dealt = sorted(table.hand_users.values(), key=lambda u: (rank.get(u, len(rank)), u))
-        bots = {info.user_id for info in table.seats.values() if info.bot}
+        dealt = sorted(table.state.hand_users.values(), key=lambda u: (rank.get(u, len(rank)), u))
+        bots = {info.user_id for info in table.state.seats.values() if info.bot}
         present = [u for u in dealt if u in server.puppets or u in bots]
         away = frozenset(u for u in dealt if u not in present)
         return Deal(dealt, bring_in=present[-1] if present else None, folds=away)
@@ -225,7 +225,9 @@ class Server:
             (
                 t
                 for t in self.services.manager.tables.values()
-                if t.directed is not None and t.directed.tournament_id == tid and not t.closed
+                if t.state.directed is not None
+                and t.state.directed.tournament_id == tid
+                and not t.closed
             ),
             key=lambda t: t.id,
         )
@@ -288,49 +290,73 @@ class Server:
             raise
 
     def _rigged(self, table: Table) -> list[Card]:
-        assert table.directed is not None and table.hand_number is not None
-        tables = self.tables(table.directed.tournament_id)
+        d, number = table.state.directed, table.state.hand_number
+        assert d is not None and number is not None
+        tables = self.tables(d.tournament_id)
         playing = {
-            t.id: t.hand_number if t.hand is not None or t is table else None for t in tables
+            t.id: t.state.hand_number if t.state.hand is not None or t is table else None
+            for t in tables
         }
         self.seen.append(
             Seen(
-                table.id, table.hand_number, table.directed.round, table.directed.level,
-                {t.id: len(t.seats) for t in tables}, playing, len(self.heard),
+                table.id, number, d.round, d.level,
+                {t.id: len(t.state.seats) for t in tables}, playing, len(self.heard),
                 self.clock.monotonic(),
             )
         )  # fmt: skip
         policy = self.policies.get(table.id)
         if policy is None:
-            return quads_deck(table, Deal(sorted(table.hand_users.values())))
+            return quads_deck(table, Deal(sorted(table.state.hand_users.values())))
         return quads_deck(table, policy(table))
 
     async def _act_for_puppets(self, tid: int) -> bool:
         acted = False
         for table in self.tables(tid):
-            hand = table.hand
+            hand = table.state.hand
             if hand is None or hand.to_act is None:
                 continue
-            user = table.hand_users.get(hand.to_act)
+            user = table.state.hand_users.get(hand.to_act)
             strategy = self.puppets.get(user) if user is not None else None
             if strategy is None:
                 continue
             action = strategy(hand.legal_actions())
             if action is None:
                 continue
-            assert table.hand_id is not None and user is not None
+            assert table.state.hand_id is not None and user is not None
             move = c.ActMsg(
-                type="act", hand_id=table.hand_id, turn_id=table.turn_id,
+                type="act", hand_id=table.state.hand_id, turn_id=table.state.turn_id,
                 action=action.kind.value, amount=action.amount,
             )  # fmt: skip
-            await table.request(m.Ask(user, table.seats[hand.to_act].name, "", move))
+            await table.request(m.Ask(user, table.state.seats[hand.to_act].name, "", move))
             acted = True
         return acted
+
+    async def _numbers_in(self, tid: int) -> None:
+        """Every hand-number reservation on its way has arrived: a table reserves its
+        numbers in the background (`app.tables.numbers`), off the fake clock; a settle that
+        did not wait for them let the clock run on while a table waited for its first
+        number, so its hand was dealt at whatever moment the database answered."""
+        fetching = [
+            t.numbers.task
+            for t in self.tables(tid)
+            if t.numbers.task is not None and not t.numbers.task.done()
+        ]
+        if fetching:
+            await asyncio.wait(fetching, timeout=30)
 
     def _mark(self, tid: int) -> tuple[Any, ...]:
         director = self.services.directors.running.get(tid) if self.services.directors else None
         tables = tuple(
-            (t.id, t.version, t.lifecycle, t.unwritten, len(t.outgoing), t.mailbox.qsize())
+            (
+                t.id,
+                t.version,
+                t.lifecycle,
+                t.state.unwritten,
+                len(t.outgoing),
+                t.mailbox.qsize(),
+                t.numbers.available(),
+                t.numbers.asked,
+            )
             for t in self.tables(tid)
         )
         if director is None:
@@ -344,6 +370,7 @@ class Server:
         for _ in range(200):
             if self.errors:
                 raise self.errors[0]
+            await self._numbers_in(tid)
             before = self._mark(tid)
             await self.services.manager.writer.drain(timeout=30)
             for table in self.tables(tid):
@@ -389,8 +416,9 @@ class Server:
     def state(self, tid: int) -> list[Any]:
         """How the tables stand (what a failure says)."""
         return [
-            (t.id, t.lifecycle.value, t.hand_number, t.directed and t.directed.go, t.frozen,
-             {s: (i.user_id, i.stack) for s, i in t.seats.items()})
+            (t.id, t.lifecycle.value, t.state.hand_number,
+             t.state.directed and t.state.directed.go, t.frozen,
+             {s: (i.user_id, i.stack) for s, i in t.state.seats.items()})
             for t in self.tables(tid)
         ]  # fmt: skip
 

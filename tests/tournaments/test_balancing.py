@@ -32,10 +32,10 @@ class Balance:
 
     async def __call__(self) -> None:
         tables = self.server.tables(self.tid)
-        counts = {t.id: len(t.seats) for t in tables}
+        counts = {t.id: len(t.state.seats) for t in tables}
         if len(tables) > 1:
             high, low = max(counts.values()), min(counts.values())
-            fullest_busy = all(t.hand is not None for t in tables if counts[t.id] == high)
+            fullest_busy = all(t.state.hand is not None for t in tables if counts[t.id] == high)
             assert high - low <= 1 or fullest_busy, counts  # else the fullest gives one now
         if self.director.waiting:
             self.waited.append(counts)
@@ -108,7 +108,7 @@ async def test_r33_balanced_after_every_hand_the_short_table_waits_and_breaks_se
     calm = by_registration(server, order)
 
     def policy(table: Table) -> Deal:
-        if table.id == first and table.hands_played == 0:
+        if table.id == first and table.state.hands_played == 0:
             return Deal([winner, *maniacs, folder], bring_in=maniacs[0], folds=frozenset({folder}))
         return calm(table)
 

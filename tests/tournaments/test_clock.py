@@ -62,13 +62,13 @@ async def test_r27_r28_the_clock_then_the_bank_and_the_absent_player_plays_by_th
     calm = by_registration(server, [*bots, away.id])
 
     def policy(table: Table) -> Deal:
-        if table.hands_played == 0:
+        if table.state.hands_played == 0:
             return Deal([*bots, away.id], bring_in=away.id)
         return calm(table)
 
     server.rig(tid, policy)
     (table,) = server.tables(tid)
-    seat = table.by_user[away.id]
+    seat = table.state.by_user[away.id]
     await server.run_until(tid, lambda: director.clock_.level == 1 and len(server.seen) >= 6)
     events = []
     for channel, body, at in server.heard:

@@ -75,7 +75,7 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     calm = by_registration(server, [bea.id, ann.id, cy.id, dan.id])  # Bea wins on
 
     def policy(table: Table) -> Deal:
-        if table.hands_played == 0:
+        if table.state.hands_played == 0:
             return Deal([ann.id, bea.id, dan.id, cy.id], bring_in=cy.id, folds={bea.id, dan.id})
         return calm(table)
 
@@ -83,19 +83,19 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     (table,) = server.tables(tid)
 
     def dan_to_act() -> bool:
-        hand = table.hand
+        hand = table.state.hand
         seat = hand.to_act if hand is not None else None
-        return seat is not None and table.hand_users[seat] == dan.id
+        return seat is not None and table.state.hand_users[seat] == dan.id
 
     await server.run_until(tid, dan_to_act)
     r = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb1"})
     assert r.status_code == 200, r.text
     assert r.json()["behind"] is True and r.json()["chips"] == CHIPS  # in a hand: behind
     books.bought(ann)
-    stack = table.seats[table.by_user[ann.id]].stack
-    await server.run_until(tid, lambda: table.hands_played == 1)
-    won = table.seats[table.by_user[ann.id]].stack
-    assert cy.id not in table.by_user  # his chips are Ann's now
+    stack = table.state.seats[table.state.by_user[ann.id]].stack
+    await server.run_until(tid, lambda: table.state.hands_played == 1)
+    won = table.state.seats[table.state.by_user[ann.id]].stack
+    assert cy.id not in table.state.by_user  # his chips are Ann's now
     assert won > stack + CHIPS  # her hand's winnings and, behind them, the rebuy's chips
     await books.check()
 
@@ -109,7 +109,7 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     assert int(mine[1].chips) == CHIPS and mine[1].table_id == table.id
     await books.check()
 
-    await server.run_until(tid, lambda: director.clock_.level == 1 and table.hand is None)
+    await server.run_until(tid, lambda: director.clock_.level == 1 and table.state.hand is None)
     r = await server.post(bea, f"/api/tournaments/{tid}/addon", {"request_id": "ad1"})
     assert r.status_code == 200, r.text
     assert r.json()["behind"] is False and r.json()["chips"] == CHIPS

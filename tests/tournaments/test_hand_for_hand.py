@@ -40,9 +40,9 @@ async def test_r32_on_the_bubble_tables_deal_together_and_a_rounds_busts_share_p
     away_at: set[int] = set()
 
     def policy(table: Table) -> Deal:
-        if away.id in table.by_user:
+        if away.id in table.state.by_user:
             away_at.add(table.id)
-        return Deal(sorted(table.hand_users.values(), key=order.index))
+        return Deal(sorted(table.state.hand_users.values(), key=order.index))
 
     server.rig(tid, policy)
     assert director.round is not None  # 4 left, 3 paid, two tables: the bubble from the start
@@ -96,13 +96,13 @@ async def test_r32_orders_to_a_table_in_a_hand_for_hand_hand_leave_its_round(
     await server.bots(tid, 4)
     director = await server.start(tid)
     server.rig(tid, by_registration(server, []))
-    await server.run_until(tid, lambda: any(t.hand is not None for t in server.tables(tid)))
-    table = next(t for t in server.tables(tid) if t.hand is not None)
-    assert table.directed is not None and table.directed.round == 1
-    user = next(iter(table.by_user))
+    await server.run_until(tid, lambda: any(t.state.hand is not None for t in server.tables(tid)))
+    table = next(t for t in server.tables(tid) if t.state.hand is not None)
+    assert table.state.directed is not None and table.state.directed.round == 1
+    user = next(iter(table.state.by_user))
     orders = {"tournament_id": tid, "epoch": director.books.epoch, "bank_add": {str(user): 5000}}
     answer = await server.services.router.ask(table.id, "direct", orders)
-    assert answer["in_hand"] is True and table.directed.round == 1
+    assert answer["in_hand"] is True and table.state.directed.round == 1
     await server.run_until(tid, lambda: director.round == 2)
     reports = [r for r in server.events(channels.director(tid), "report") if r["hand"]]
     assert [r["round"] for r in reports if r["table"] == table.id][:1] == [1]
@@ -129,8 +129,8 @@ async def test_r32_a_big_pay_jump_in_the_money_is_played_hand_for_hand_until_it_
     assert payouts.prizes("top20", 16_000, 16) == [6234, 4156, 3117, 2493]
 
     def policy(table: Table) -> Deal:
-        stack = {info.user_id: info.stack for info in table.seats.values()}
-        dealt = sorted(table.hand_users.values(), key=lambda u: (-stack[u], order.index(u)))
+        stack = {info.user_id: info.stack for info in table.state.seats.values()}
+        dealt = sorted(table.state.hand_users.values(), key=lambda u: (-stack[u], order.index(u)))
         return Deal(dealt)
 
     server.rig(tid, policy)

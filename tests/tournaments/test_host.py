@@ -56,7 +56,7 @@ async def test_r37_the_host_freezes_the_clock_and_resumes_it_exactly_and_nothing
     dealt = len(server.seen)
     await server.run_until(tid, lambda: server.clock.monotonic() >= frozen_at + 120)
     assert len(server.seen) == dealt  # nothing dealt while frozen
-    assert all(t.hand is None for t in server.tables(tid))  # the hand in play ended
+    assert all(t.state.hand is None for t in server.tables(tid))  # the hand in play ended
     assert (await live(server, host, tid))["level_left_ms"] == left
     assert director.clock_.level == 0
     r = await host_says(server, host, tid, "resume")
@@ -166,7 +166,7 @@ async def test_r27_pause_for_me_adds_the_hosts_time_to_the_players_bank_within_t
     (table,) = server.tables(tid)
 
     def bank() -> int:
-        return table.seats[table.by_user[ann.id]].time_bank_ms
+        return table.state.seats[table.state.by_user[ann.id]].time_bank_ms
 
     async def mine() -> tuple[int, int]:
         (entry,) = [e for e in await server.entries(tid) if e.user_id == ann.id]

@@ -35,10 +35,10 @@ async def test_r26_a_new_level_reaches_every_table_with_its_next_hand_never_mid_
 
     async def watch() -> None:
         if director.clock_.level == 1 and not levelled:
-            levelled.update({t.id: t.hand_number for t in server.tables(tid)})
+            levelled.update({t.id: t.state.hand_number for t in server.tables(tid)})
             for table in server.tables(tid):
-                if table.hand is not None:  # mid-hand: its hand keeps the level it began at
-                    assert table.hand.rules.ante == 10 and table.settings.ante == 10
+                if table.state.hand is not None:  # mid-hand: its hand keeps the level it began at
+                    assert table.state.hand.rules.ante == 10 and table.state.settings.ante == 10
 
     def both_dealt_at_level_2() -> bool:
         return {s.table_id for s in server.seen if s.level == 2} == set(levelled or [0])
@@ -92,4 +92,4 @@ async def test_r26_a_table_let_deal_before_a_new_level_deals_its_next_hand_at_it
     assert server.events(channels.tournament(tid), "level", 0, second.heard)  # before it
     assert (first.level, second.level) == (1, 2)
     table = server.tables(tid)[0]
-    assert table.hand is not None and table.hand.rules.ante == 20
+    assert table.state.hand is not None and table.state.hand.rules.ante == 20

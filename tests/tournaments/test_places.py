@@ -34,8 +34,8 @@ async def test_r31_busts_of_one_hand_place_by_start_stack_and_equal_stacks_share
     winners = [w, x, w]
 
     def policy(table: Table) -> Deal:
-        first = winners[min(table.hands_played, 2)]
-        return Deal([first, *(u for u in (w, x, y, z) if u != first and u in table.by_user)])
+        first = winners[min(table.state.hands_played, 2)]
+        return Deal([first, *(u for u in (w, x, y, z) if u != first and u in table.state.by_user)])
 
     await server.start(tid)
     server.rig(tid, policy)

@@ -45,21 +45,21 @@ async def test_r29_the_cap_holds_three_handed_and_lifts_when_two_players_remain(
     winners = [one.id, two.id, one.id]
 
     def policy(table: Table) -> Deal:
-        first = winners[min(table.hands_played, len(winners) - 1)]
+        first = winners[min(table.state.hands_played, len(winners) - 1)]
         return Deal(
             [
                 first,
                 *(
                     u
                     for u in (one.id, two.id, bot)
-                    if u != first and u in table.hand_users.values()
+                    if u != first and u in table.state.hand_users.values()
                 ),
             ]
         )
 
     server.rig(tid, policy)
     (table,) = server.tables(tid)
-    assert table.settings.raise_cap is True
+    assert table.state.settings.raise_cap is True
     await server.run_until(tid, lambda: server.finished(tid))
     async with server.db.session() as s:
         rows = sorted(

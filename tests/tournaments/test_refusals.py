@@ -84,8 +84,8 @@ async def test_r35_a_rebuy_above_the_starting_stack_is_refused_and_changes_nothi
     await server.begun(tid)
     server.rig(tid, by_registration(server, [ann.id, cy.id, bea.id]))
     (table,) = server.tables(tid)
-    await server.run_until(tid, lambda: table.hands_played == 1 and table.hand is None)
-    assert table.seats[table.by_user[ann.id]].stack > 100
+    await server.run_until(tid, lambda: table.state.hands_played == 1 and table.state.hand is None)
+    assert table.state.seats[table.state.by_user[ann.id]].stack > 100
     before = await snapshot(server, tid, people)
     r = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb"})
     refused(r, 400, "stack_too_big")
@@ -116,9 +116,9 @@ async def test_a_client_cannot_send_a_directors_orders_nor_seat_itself_over_its_
     table's director seats its players. Nothing changes."""
     tid, people, table = await seated(server)
     who = people[0]
-    seats = {s: (i.user_id, i.stack) for s, i in table.seats.items()}
+    seats = {s: (i.user_id, i.stack) for s, i in table.state.seats.items()}
     before = await snapshot(server, tid, people)
-    free = next(s for s in range(table.settings.max_seats) if s not in table.seats)
+    free = next(s for s in range(table.state.settings.max_seats) if s not in table.state.seats)
     async with listening(server) as live:
         client = await Client.open(live, table.id, who.token, who.id)
         order = {"type": "direct", "tournament_id": tid, "epoch": 9, "unseat": [
@@ -135,7 +135,7 @@ async def test_a_client_cannot_send_a_directors_orders_nor_seat_itself_over_its_
         ("error", "unknown_type"), ("error", "unknown_type"), ("error", "tournament_table"),
         ("error", "tournament_table"), ("error", "invalid_message"),
     ]  # fmt: skip
-    assert {s: (i.user_id, i.stack) for s, i in table.seats.items()} == seats
+    assert {s: (i.user_id, i.stack) for s, i in table.state.seats.items()} == seats
     assert await snapshot(server, tid, people) == before
 
 
@@ -147,12 +147,12 @@ async def test_the_routed_table_op_refuses_malformed_orders_and_changes_nothing(
     that is taken or does not exist, two players in one seat, someone not seated, closing a
     table with players: each refused whole."""
     tid, people, table = await seated(server)
-    epoch = table.directed.epoch if table.directed else 0
+    epoch = table.state.directed.epoch if table.state.directed else 0
     router = server.services.router
-    seats = {s: (i.user_id, i.stack) for s, i in table.seats.items()}
+    seats = {s: (i.user_id, i.stack) for s, i in table.state.seats.items()}
     before = await snapshot(server, tid, people)
-    taken = next(iter(table.seats))
-    free = next(s for s in range(table.settings.max_seats) if s not in table.seats)
+    taken = next(iter(table.state.seats))
+    free = next(s for s in range(table.state.settings.max_seats) if s not in table.state.seats)
     newcomer = await server.person("newcomer")
     sit = {"entry_id": 99, "user_id": newcomer.id, "name": "newcomer", "chips": 100}
     base = {"tournament_id": tid, "epoch": epoch}
@@ -173,7 +173,7 @@ async def test_the_routed_table_op_refuses_malformed_orders_and_changes_nothing(
         with pytest.raises(TableError) as refusal:
             await router.ask(table.id, "direct", body)
         assert refusal.value.code == code, body
-    assert {s: (i.user_id, i.stack) for s, i in table.seats.items()} == seats
+    assert {s: (i.user_id, i.stack) for s, i in table.state.seats.items()} == seats
     assert await snapshot(server, tid, people) == before
-    assert newcomer.id not in table.by_user
+    assert newcomer.id not in table.state.by_user
     await server.ledger_ok()

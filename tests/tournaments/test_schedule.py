@@ -72,7 +72,7 @@ async def test_r35_registration_opens_at_its_time_starts_itself_and_late_registr
     assert r.status_code == 200 and r.json() == {"registered": True, "entry": "entry"}
     await server.settle(tid)
     (table,) = server.tables(tid)
-    assert set(table.by_user) == {ann.id, bea.id, cy.id}  # seated at once
+    assert set(table.state.by_user) == {ann.id, bea.id, cy.id}  # seated at once
     assert await server.pool(tid) == 3000
 
     await server.run_until(tid, lambda: director.clock_.level == 1)
@@ -80,7 +80,7 @@ async def test_r35_registration_opens_at_its_time_starts_itself_and_late_registr
     assert code(await server.register(dan, tid)) == "registration_closed"
     assert [(e.id, e.status, int(e.chips)) for e in await server.entries(tid)] == before
     assert await server.balance(dan.id) == START and await server.pool(tid) == 3000
-    assert dan.id not in table.by_user
+    assert dan.id not in table.state.by_user
     await server.ledger_ok()
 
 
