@@ -298,3 +298,32 @@ def vector(
         "deck": commitment.deck_text(dealt_deck(sealing.cards, perm)),
         "reshuffle_seed": reshuffle_seed(key).hex(),
     }
+
+
+# deal_committed's fields a hand record's `deal` keeps in public; the rest of it (the server
+# seed and the seeds, revealed after the hand; the slot cards, never) is the operators'
+PUBLIC_FIELDS = ("commitment", "scheme", "server_seed_hash", "seeds", "commits", "next")
+
+
+class RecordedDeal:
+    """A finished hand's seeded deal again, from its record's `deal` and master salt."""
+
+    def __init__(self, deal: Mapping[str, Any], master: str) -> None:
+        self.sealing = Sealing(deal["slot_cards"], bytes.fromhex(master))
+        self.server_seed = bytes.fromhex(deal["server_seed"])
+        self.seeds = [(e["seat"], bytes.fromhex(e["seed"])) for e in deal["seed_values"]]
+        self.key = deal_key(self.server_seed, self.sealing.sealed, self.seeds)
+        self.permutation = permutation(self.key)
+        self.public = {k: deal[k] for k in PUBLIC_FIELDS if k in deal}
+
+    def deck(self) -> list[Card]:
+        return dealt_deck(self.sealing.cards, self.permutation)
+
+    def reshuffle_seed(self) -> bytes:
+        return reshuffle_seed(self.key)
+
+    def announce(self) -> dict[str, str]:
+        return {"sealed": self.sealing.sealed, "server_seed_hash": seed_hash(self.server_seed)}
+
+    def reveal(self, opened_positions: Collection[int]) -> dict[str, Any]:
+        return self.sealing.reveal(self.server_seed, self.seeds, self.permutation, opened_positions)

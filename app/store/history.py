@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant
+from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant, seeded
 from app.engine import commitment as fair
 from app.engine.phh import to_phh
 from app.engine.pokerstars import Finish, HandText, TournamentText, render
@@ -204,6 +204,15 @@ def fairness(row: HandRecord, revealed: Collection[int]) -> dict[str, Any]:
     another seat's down card, which elimination would give away)."""
     assert row.deck is not None and row.salt is not None
     opened = fair.seen_positions(row.deck, row.events or [], revealed)
+    if row.deal is not None:  # seeded-v2: the slots of the positions this history shows
+        dealt = seeded.RecordedDeal(row.deal, row.salt)
+        return {
+            "scheme": seeded.SCHEME,
+            "commitment": row.commitment,
+            "announce": dealt.announce(),
+            "deal_committed": dealt.public,
+            "reveal": dealt.reveal(opened),
+        }
     return {
         "scheme": fair.SCHEME,
         "commitment": row.commitment,
@@ -239,7 +248,9 @@ def replay(row: HandRecord, on_step: Callable[[Hand, int], None] | None = None) 
         [SeatSpec(s["seat"], s["stack"]) for s in row.seats],
         row.button,
         fair.parse_deck(row.deck),
-        fair.reshuffle_seed(bytes.fromhex(row.salt)),
+        seeded.RecordedDeal(row.deal, row.salt).reshuffle_seed()
+        if row.deal is not None
+        else fair.reshuffle_seed(bytes.fromhex(row.salt)),
     )
     if on_step is not None:
         on_step(hand, 0)

@@ -11,13 +11,13 @@ from typing import Any
 
 from app.engine import Action, ActionKind, Hand, IllegalAction, Phase, SeatSpec, commitment
 from app.store.hands import HandFinish, HandStart
+from app.tables import fair, publishing
 from app.tables import messages as m
-from app.tables import publishing
 from app.tables.bots import bot_action
 from app.tables.errors import TableError
 from app.tables.state import Recording, SeatInfo, TableState, stacks_view
 from app.wire import client as c
-from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, TimeBank, Turn
+from app.wire.events import DealRevealed, SeatDealRevealed, TimeBank, Turn
 
 log = logging.getLogger("app.tables")
 
@@ -41,24 +41,24 @@ async def deal(table: TableState, players: Sequence[SeatInfo], number: int) -> N
     table.hand_number = number
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
-    deck = list(table.deck_source())
-    master = secrets.token_bytes(commitment.SALT_BYTES)  # in memory until the hand ends
+    ready = fair.prepare(table, players)  # seeded-v2 (R39); in memory until the hand ends
+    deck = ready.deck
     rules = table.settings.rules()
     hand = Hand.start(
         rules,
         [SeatSpec(info.seat, info.stack) for info in players],
         table.button,
         deck,
-        commitment.reshuffle_seed(master),
+        ready.reshuffle_seed,
     )
     table.hand = hand
-    start = hand_start(table, players, commitment.commit(deck, master))
-    table.recording = Recording(start, deck, master)
+    start = hand_start(table, players, ready.commitment)
+    table.recording = Recording(start, deck, ready.master, seeds=ready.seeds)
     # only what is not secret is written while the hand is live
     table.record_start(start)
     for info in players:
         info.posted = False
-    table.say(DealCommitted(hand_id, start.commitment, commitment.SCHEME))
+    table.say(fair.committed(hand_id, ready))
     publishing.engine_events(table, hand.events)
     await after_change(table)
 
@@ -279,6 +279,7 @@ async def finish_hand(table: TableState) -> None:
         inputs=recording.inputs,
         deltas=deltas,
         table_stacks=after,
+        deal=recording.seeds.record() if recording.seeds is not None else None,
     )
     # the record and its settlement commit together, off the hot path: deal on
     table.record_finish(finish)
@@ -295,6 +296,8 @@ def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, 
     """Open the deal's commitment to each audience, as far as it has seen the cards: the
     table (observers too) gets the up cards and the hands shown; each player dealt in also
     gets their own down cards (R24: no burn, no stub, no unshown hand; docs/fairness.md)."""
+    if fair.reveal(table, recording, events):  # seeded-v2
+        return
     shown = commitment.shown_seats(events)
     deck = recording.deck
     opening = commitment.Opening(deck, recording.salt)

@@ -22,6 +22,7 @@ from app.fanout import channels
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock
 from app.tables.numbers import HandNumbers
+from app.tables.seeds import HandSeeds, TableSeeds
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
 from app.wire.events import ServerEvent
@@ -109,6 +110,7 @@ class Recording:
     deck: list[Card]
     salt: bytes
     inputs: list[list[Any]] = field(default_factory=list)
+    seeds: HandSeeds | None = None  # seeded-v2: the announce and seeds it was dealt from
 
 
 def stacks_view(table: TableState) -> dict[str, list[int]]:
@@ -157,6 +159,7 @@ class TableState(Protocol):
     hand_users: dict[int, int]
     start_stacks: dict[int, int]
     recording: Recording | None
+    fair: TableSeeds  # the next hand's announce and the players' seed chains (seeded-v2)
     turn_id: int
     button: int
     hands_played: int

@@ -31,7 +31,7 @@ from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
 from app.store.hands import HandFinish, HandStart
-from app.tables import dealing, directed, hosting, publishing, seating
+from app.tables import dealing, directed, fair, hosting, publishing, seating
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock, TimerHandle
 from app.tables.errors import MOVED, TableError
@@ -123,6 +123,7 @@ class Table:
     def _init_play(self) -> None:
         """No hand yet: the hand's state, its numbers and the button."""
         self.recording: Recording | None = None  # the hand being played, for its record
+        self.fair = fair.TableSeeds()  # the next hand's announce, the seed chains (R39)
         self.hand: Hand | None = None
         self.hand_id: str | None = None  # internal: the hand's rows and postings
         self.hand_number: int | None = None  # what players see (numbers.py)
@@ -618,6 +619,7 @@ _HANDLERS: dict[type, Callable[[Table, Any], Any]] = {
     c.AutoPostMsg: seating.auto_post,
     c.PostAnteMsg: seating.post_ante,
     c.ActMsg: in_play(dealing.act),
+    c.SeedMsg: fair.seed,
     c.ChatMsg: publishing.chat,
     c.HostSettingsMsg: hosting.host_settings,
     c.HostPauseMsg: hosting.host_pause,

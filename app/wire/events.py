@@ -47,16 +47,27 @@ class DealCommitted(ServerEvent):
     type: ClassVar[str] = "deal_committed"
     audience: ClassVar[Audience] = "public"
     hand_id: str
-    commitment: str = field(metadata=_doc("64 hex digits"))
-    scheme: str = field(metadata=_doc('"sha256-per-card-v1"'))
+    commitment: str = field(metadata=_doc("64 hex digits: seeded-v2's sealed deck D"))
+    scheme: str = field(metadata=_doc('"seeded-v2" ("sha256-per-card-v1" before)'))
+    seeded: dict[str, Any] | None = field(
+        default=None,
+        metadata=_doc(
+            "seeded-v2 only, sent as top-level fields: server_seed_hash, seeds (seat, "
+            "seed_hash: the player seeds used), commits (seat, commit: every seated "
+            "player's chain head), next (sealed, server_seed_hash: the next hand's announce)"
+        ),
+    )
 
     def body(self) -> dict[str, Any]:
-        return {
+        out = {
             "type": "deal_committed",
             "hand_id": self.hand_id,
             "commitment": self.commitment,
             "scheme": self.scheme,
         }
+        if self.seeded is not None:
+            out.update(self.seeded)
+        return out
 
 
 @dataclass(slots=True)
@@ -292,6 +303,10 @@ class Snapshot(ServerEvent):
         metadata=_doc("the latest hand's events so far, as sent live")
     )
     log_complete: bool = field(metadata=_doc("false when the hand's start is no longer kept"))
+    next_deal: dict[str, Any] | None = field(
+        default=None,
+        metadata=_doc("the next hand's announce: sealed, server_seed_hash (seeded-v2)"),
+    )
 
     def body(self) -> dict[str, Any]:
         return {
@@ -306,6 +321,7 @@ class Snapshot(ServerEvent):
             "observers": self.observers,
             "log": self.log,
             "log_complete": self.log_complete,
+            "next_deal": self.next_deal,
         }
 
 
