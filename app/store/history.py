@@ -338,3 +338,44 @@ def _mask(text: str, hidden: set[str], down: Mapping[str, list[bool]]) -> str:
             line = line.replace(f"d dh {player} {cards}", f"d dh {player} {masked}", 1)
         out.append(line)
     return "".join(out)
+
+
+def public_proof(row: HandRecord) -> dict[str, Any]:
+    """A finished hand's public record (`GET /api/proof/{number}`, `verify --public`): what
+    the table showed everyone, observers too, and no more: the events with every down card
+    of a hand not shown hidden (`null`), the deal's announce and `deal_committed`, and the
+    table's public reveal (the slots of the up cards and the hands shown). No names, no
+    user ids; never the master salt nor a slot it did not show."""
+    assert row.deck is not None and row.salt is not None
+    events = row.events or []
+    shown = fair.shown_seats(events)
+    public_events = [
+        {
+            **{k: v for k, v in e.items() if k != "audience"},
+            **(
+                {"card": None}
+                if e["type"] == "card_dealt" and not e["face_up"] and e["seat"] not in shown
+                else {}
+            ),
+        }
+        for e in events
+    ]
+    opened = fair.seen_positions(row.deck, events, shown)
+    if row.deal is None:  # dealt under sha256-per-card-v1: no announce before the hand
+        return {
+            "number": str(row.number),
+            "scheme": fair.SCHEME,
+            "announce": None,
+            "deal_committed": {"commitment": row.commitment, "scheme": fair.SCHEME},
+            "reveal": fair.reveal(row.deck, bytes.fromhex(row.salt), opened),
+            "events": public_events,
+        }
+    dealt = seeded.RecordedDeal(row.deal, row.salt)
+    return {
+        "number": str(row.number),
+        "scheme": seeded.SCHEME,
+        "announce": dealt.announce(),
+        "deal_committed": dealt.public,
+        "reveal": dealt.reveal(opened),
+        "events": public_events,
+    }

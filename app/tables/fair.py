@@ -68,8 +68,15 @@ def committed(hand_id: str, prepared: Prepared) -> DealCommitted:
     if prepared.seeds is None:
         return DealCommitted(hand_id, prepared.commitment, commitment.SCHEME)
     fields = prepared.seeds.committed()
-    del fields["commitment"], fields["scheme"]
-    return DealCommitted(hand_id, prepared.commitment, seeded.SCHEME, fields)
+    return DealCommitted(
+        hand_id,
+        prepared.commitment,
+        seeded.SCHEME,
+        fields["server_seed_hash"],
+        fields["seeds"],
+        fields["commits"],
+        fields["next"],
+    )
 
 
 def reveal(table: TableState, recording: Recording, events: list[dict[str, Any]]) -> bool:

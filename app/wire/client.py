@@ -164,7 +164,9 @@ class ActMsg(ClientMessage):
     }  # fmt: skip
 
 
-Hex64 = Annotated[str, Field(pattern="^[0-9a-f]{64}$", description="64 lower-case hex digits")]
+Hex64 = Annotated[
+    str, Field(min_length=64, max_length=64, pattern="^[0-9a-f]{64}$", description="hex")
+]
 
 
 class SeedMsg(ClientMessage):

@@ -49,25 +49,32 @@ class DealCommitted(ServerEvent):
     hand_id: str
     commitment: str = field(metadata=_doc("64 hex digits: seeded-v2's sealed deck D"))
     scheme: str = field(metadata=_doc('"seeded-v2" ("sha256-per-card-v1" before)'))
-    seeded: dict[str, Any] | None = field(
+    server_seed_hash: str | None = field(
+        default=None, metadata=_doc("seeded-v2: SHA-256 of this hand's server seed, hex")
+    )
+    seeds: list[dict[str, Any]] | None = field(
+        default=None, metadata=_doc("seeded-v2: the player seeds used, {seat, seed_hash}")
+    )
+    commits: list[dict[str, Any]] | None = field(
         default=None,
-        metadata=_doc(
-            "seeded-v2 only, sent as top-level fields: server_seed_hash, seeds (seat, "
-            "seed_hash: the player seeds used), commits (seat, commit: every seated "
-            "player's chain head), next (sealed, server_seed_hash: the next hand's announce)"
-        ),
+        metadata=_doc("seeded-v2: every seated player's chain head, {seat, commit}"),
+    )
+    next: dict[str, Any] | None = field(
+        default=None,
+        metadata=_doc("seeded-v2: the next hand's announce, {sealed, server_seed_hash}"),
     )
 
     def body(self) -> dict[str, Any]:
-        out = {
+        return {
             "type": "deal_committed",
             "hand_id": self.hand_id,
             "commitment": self.commitment,
             "scheme": self.scheme,
+            "server_seed_hash": self.server_seed_hash,
+            "seeds": self.seeds,
+            "commits": self.commits,
+            "next": self.next,
         }
-        if self.seeded is not None:
-            out.update(self.seeded)
-        return out
 
 
 @dataclass(slots=True)
