@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import commitment, seeded
+from app.engine import seeded
 from app.store import hands
 from app.store.db import Database
 from app.tables import messages as m
