@@ -7,6 +7,9 @@ import hashlib
 import hmac
 import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -224,3 +227,21 @@ def test_r39_no_seeds_still_deals_and_checks() -> None:
     assert seeded.check_deal_v2(
         deal.seen_by(None), deal.announce, public, committed=deal.committed
     ) == []  # fmt: skip
+
+
+def test_r39_the_documented_one_line_check_prints_the_sealed_deck() -> None:
+    deal = Deal(8, [(2, seed_of("z"))])
+    line = (
+        "import hashlib,json,sys;r=json.load(sys.stdin);print(hashlib.sha256(b''.join("
+        "bytes.fromhex(s['leaf']) if 'leaf' in s else hashlib.sha256(bytes.fromhex(s['salt'])"
+        "+s['card'].encode()).digest() for s in r['slots'])).hexdigest())"
+    )
+    assert line in (Path(__file__).parents[2] / "docs" / "fairness.md").read_text("utf-8")
+    out = subprocess.run(
+        [sys.executable, "-c", line],
+        input=json.dumps(deal.own(2)),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == deal.announce["sealed"]
