@@ -205,29 +205,14 @@ def _seed_pairs(entries: object, field: str) -> list[tuple[int, str]]:
     return pairs
 
 
-def check_deal_v2(
-    events: Iterable[Mapping[str, Any]],
+def _step1(
     announce: Mapping[str, Any],
-    reveal: Mapping[str, Any],
-    own_seed: tuple[int, str] | None = None,
-    previous_commits: Sequence[Mapping[str, Any]] | None = None,
-    committed: Mapping[str, Any] | None = None,
+    committed: Mapping[str, Any] | None,
+    server_seed: bytes,
+    sealed: str,
 ) -> list[str]:
-    """A client's check of a finished hand (docs/fairness.md), its problems (empty: OK),
-    each naming its step: `announce` is ``{"sealed", "server_seed_hash"}`` as announced for
-    this hand before its seeds were sent; `reveal` this audience's ``deal_revealed.reveal``;
-    `own_seed` ``(seat, seed hex)`` if this client sent a seed that counted;
-    `previous_commits` the previous hand's ``deal_committed.commits``, if seen (else step 3's
-    chain check is skipped); `committed` this hand's ``deal_committed`` (seed hashes)."""
-    problems: list[str] = []
-    try:
-        server_seed = bytes.fromhex(reveal["server_seed"])
-        sealed = str(reveal["commitment"])
-        seeds = [(seat, bytes.fromhex(seed)) for seat, seed in _seed_pairs(reveal["seeds"], "seed")]
-        root = _slot_root(reveal)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        return [f"the reveal is malformed: {exc}"]
-    # step 1: the server seed and the sealed deck are the ones announced before the seeds
+    """The server seed and the sealed deck are the ones announced before the seeds."""
+    problems = []
     if seed_hash(server_seed) != announce.get("server_seed_hash"):
         problems.append("step 1: the server seed does not hash to the announced server_seed_hash")
     if sealed != announce.get("sealed"):
@@ -237,10 +222,17 @@ def check_deal_v2(
         or committed.get("server_seed_hash") != announce.get("server_seed_hash")
     ):
         problems.append("step 1: deal_committed names another sealed deck or server seed")
-    # step 2: the slots hash to the sealed deck
-    if not hmac.compare_digest(root, sealed):
-        problems.append("step 2: the slots do not hash to the sealed deck")
-    # step 3: the seeds
+    return problems
+
+
+def _step3(
+    seeds: list[tuple[int, bytes]],
+    own_seed: tuple[int, str] | None,
+    previous_commits: Sequence[Mapping[str, Any]] | None,
+    committed: Mapping[str, Any] | None,
+) -> list[str]:
+    """The seeds: one's own used, each announced by its hash, each its chain's commit."""
+    problems = []
     by_seat = {seat: seed.hex() for seat, seed in seeds}
     if own_seed is not None and by_seat.get(own_seed[0]) != own_seed[1].lower():
         problems.append(f"step 3: my seed (seat {own_seed[0]}) was not used")
@@ -262,6 +254,35 @@ def check_deal_v2(
                 problems.append(
                     f"step 3: seat {seat}'s seed is not the one its chain committed to before"
                 )
+    return problems
+
+
+def check_deal_v2(
+    events: Iterable[Mapping[str, Any]],
+    announce: Mapping[str, Any],
+    reveal: Mapping[str, Any],
+    own_seed: tuple[int, str] | None = None,
+    previous_commits: Sequence[Mapping[str, Any]] | None = None,
+    committed: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """A client's check of a finished hand (docs/fairness.md), its problems (empty: OK),
+    each naming its step: `announce` is ``{"sealed", "server_seed_hash"}`` as announced for
+    this hand before its seeds were sent; `reveal` this audience's ``deal_revealed.reveal``;
+    `own_seed` ``(seat, seed hex)`` if this client sent a seed that counted;
+    `previous_commits` the previous hand's ``deal_committed.commits``, if seen (else step 3's
+    chain check is skipped); `committed` this hand's ``deal_committed`` (seed hashes)."""
+    try:
+        server_seed = bytes.fromhex(reveal["server_seed"])
+        sealed = str(reveal["commitment"])
+        seeds = [(seat, bytes.fromhex(seed)) for seat, seed in _seed_pairs(reveal["seeds"], "seed")]
+        root = _slot_root(reveal)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return [f"the reveal is malformed: {exc}"]
+    problems = _step1(announce, committed, server_seed, sealed)
+    # step 2: the slots hash to the sealed deck
+    if not hmac.compare_digest(root, sealed):
+        problems.append("step 2: the slots do not hash to the sealed deck")
+    problems += _step3(seeds, own_seed, previous_commits, committed)
     # step 4: the key, the permutation, and every card seen at its position
     try:
         key = deal_key(server_seed, sealed, seeds)

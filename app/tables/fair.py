@@ -95,4 +95,5 @@ def reveal(table: TableState, recording: Recording, events: list[dict[str, Any]]
         if seat not in shown:  # a shown hand is open in the table's reveal already
             own = commitment.seen_positions(deck, events, shown | {seat})
             table.say(SeatDealRevealed(hand_id, taken.reveal(own), seat=seat), seat)
+    seeds.make_ahead(table.fair)  # the hand after next's announce, between hands
     return True

@@ -66,6 +66,9 @@ class Chain:
 @dataclass(slots=True)
 class TableSeeds:
     next: Announce = field(default_factory=new_announce)
+    # the announce after `next`, made between hands (`make_ahead`) so that a hand's start
+    # only draws its permutation; made at the start if it is missing
+    after: Announce | None = None
     started: deque[str] = field(default_factory=lambda: deque(maxlen=KEPT_STARTED))
     chains: dict[int, Chain] = field(default_factory=dict)  # user id -> chain
 
@@ -189,8 +192,15 @@ def take(
         if (chain := state.chains.get(seated[seat])) is not None and (head := chain.head)
     ]
     state.started.append(current.sealed)
-    state.next = announce()
+    state.next = state.after if state.after is not None else announce()
+    state.after = None
     return HandSeeds(current, seeds, commits, state.next.public())
+
+
+def make_ahead(state: TableSeeds, announce: Callable[[], Announce] = new_announce) -> None:
+    """Between hands: the announce after the next one, off the deal's path."""
+    if state.after is None:
+        state.after = announce()
 
 
 def forget(state: TableSeeds, user_id: int) -> None:
