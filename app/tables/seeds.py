@@ -178,7 +178,8 @@ def take(
 ) -> HandSeeds:
     """A hand starts for `dealt` (seat -> user): the announced deck, the pending seeds of
     the players dealt in (consumed), every `seated` (seat -> user) player's chain head, and
-    the next hand's announce made now."""
+    the next hand's announce in place (made ahead, or now); the chains of players no
+    longer seated are dropped."""
     current = state.next
     seeds = []
     for seat in sorted(dealt):
@@ -191,6 +192,9 @@ def take(
         for seat in sorted(seated)
         if (chain := state.chains.get(seated[seat])) is not None and (head := chain.head)
     ]
+    here = set(seated.values())
+    for user in [u for u in state.chains if u not in here]:  # left the table: chain gone
+        del state.chains[user]
     state.started.append(current.sealed)
     state.next = state.after if state.after is not None else announce()
     state.after = None
@@ -201,8 +205,3 @@ def make_ahead(state: TableSeeds, announce: Callable[[], Announce] = new_announc
     """Between hands: the announce after the next one, off the deal's path."""
     if state.after is None:
         state.after = announce()
-
-
-def forget(state: TableSeeds, user_id: int) -> None:
-    """A player left the table: their chain goes."""
-    state.chains.pop(user_id, None)
