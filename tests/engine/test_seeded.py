@@ -86,7 +86,10 @@ def test_r39_uniform_rejects_the_biased_tail() -> None:
 class Deal:
     """A hand dealt the seeded-v2 way, as the table does it."""
 
-    def __init__(self, seed: int, seeds: list[tuple[int, bytes]], fold: int | None = 1) -> None:
+    def __init__(
+        self, seed: int, seeds: list[tuple[int, bytes]], fold: int | None = 1, seats: int = SEATS
+    ) -> None:
+        self.seats = seats
         rng = random.Random(seed)
         self.slots = list(DECK)
         rng.shuffle(self.slots)
@@ -102,7 +105,7 @@ class Deal:
         self.perm = seeded.permutation(self.key)
         self.deck: list[Card] = seeded.dealt_deck(self.slots, self.perm)
         self.hand = Hand.start(
-            RULES, [SeatSpec(s, 1000) for s in range(SEATS)], SEATS - 1, self.deck,
+            RULES, [SeatSpec(s, 1000) for s in range(seats)], seats - 1, self.deck,
             seeded.reshuffle_seed(self.key),
         )  # fmt: skip
         choose = passive(lambda h, s: s == fold)
@@ -119,7 +122,7 @@ class Deal:
     def seen_by(self, seat: int | None) -> list[dict[str, Any]]:
         """The events as seat `seat` (None: an observer) saw them."""
         shown = commitment.shown_seats(self.events)
-        return masked(self.events, set(range(SEATS)) - shown - {seat})
+        return masked(self.events, set(range(self.seats)) - shown - {seat})
 
     def own(self, seat: int, server_seed: bytes | None = None) -> dict[str, Any]:
         """The reveal seat `seat` receives."""
@@ -245,3 +248,16 @@ def test_r39_the_documented_one_line_check_prints_the_sealed_deck() -> None:
         check=True,
     )
     assert out.stdout.strip() == deal.announce["sealed"]
+
+
+def test_r39_an_eight_handed_hand_with_the_r9_reshuffle_checks_for_every_audience() -> None:
+    deal = Deal(9, [(s, seed_of(f"p{s}")) for s in range(0, 8, 2)], fold=None, seats=8)
+    assert any(e["type"] == "burns_reshuffled" for e in deal.events)
+    shown = commitment.shown_seats(deal.events)
+    assert seeded.check_deal_v2(deal.seen_by(None), deal.announce, deal.reveal(shown)) == []
+    for seat in range(8):
+        mine = (seat, seed_of(f"p{seat}").hex()) if seat % 2 == 0 else None
+        assert seeded.check_deal_v2(
+            deal.seen_by(seat), deal.announce, deal.own(seat), own_seed=mine,
+            committed=deal.committed,
+        ) == [], seat  # fmt: skip
