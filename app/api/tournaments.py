@@ -47,6 +47,11 @@ class Entering(BaseModel):
     invite: Annotated[str, Field(max_length=64)] | None = None
 
 
+class Registering(Entering):
+    # the entrant's seed for the draws (R38): 32 random bytes as 64 lower-case hex digits
+    seed: Annotated[str, Field(pattern="^[0-9a-f]{64}$")] | None = None
+
+
 class HostCommand(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     type: Annotated[str, Field(pattern="^(start|freeze|resume|cancel|pause_for_me|edit_levels)$")]
@@ -117,7 +122,7 @@ async def page(
 
 @router.post("/{tournament_id}/register")
 async def register(
-    tournament_id: int, body: Entering, services: Services, player: CurrentPlayer
+    tournament_id: int, body: Registering, services: Services, player: CurrentPlayer
 ) -> Any:
     directors = services.directors
     assert directors is not None
@@ -129,7 +134,7 @@ async def register(
         service.register(
             services.db, services.passwords, tournament_id, player.user_id,
             request_id=body.request_id, password=body.password, invite=body.invite,
-            start=directors.start_now, tell=told,
+            start=directors.start_now, tell=told, seed=body.seed,
         )
     )  # fmt: skip
 

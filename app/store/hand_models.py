@@ -66,6 +66,9 @@ class HandRecord(Base):
     # written when the hand is over: the master salt (hex; operators only) and the deck
     salt: Mapped[str | None] = mapped_column(String(64), default=None)
     deck: Mapped[str | None] = mapped_column(String(104), default=None)
+    # seeded-v2 (written when the hand is over): deal_committed's public fields and, for
+    # the operators, the server seed, the seeds and the slot cards (app.tables.seeds)
+    deal: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     events: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=None)
     inputs: Mapped[list[list[Any]] | None] = mapped_column(JSON, default=None)
     # {"pots", "awards", "stacks", "deltas", "showdown", "street"}

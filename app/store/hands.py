@@ -29,7 +29,8 @@ from app.store.models import PokerTable
 from app.store.types import utcnow
 
 RESTART = "the server restarted during the hand"
-FINISHED = ("ended_at", "salt", "deck", "events", "inputs", "result", "rake")  # written at the end
+# written at the end
+FINISHED = ("ended_at", "salt", "deck", "deal", "events", "inputs", "result", "rake")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,8 @@ class HandFinish:
     # the table's view of all its seats after the hand, {"seat": [user id, stack]}: stored
     # with the settlement so `ledger check` can compare the table with the ledger
     table_stacks: dict[str, list[int]] | None = None
+    # seeded-v2: the public deal_committed fields, the server seed, the seeds, the slot cards
+    deal: dict[str, Any] | None = None
 
     @classmethod
     def from_hand(
@@ -82,6 +85,7 @@ class HandFinish:
         inputs: list[list[Any]],
         deltas: dict[int, int],
         table_stacks: dict[str, list[int]] | None = None,
+        deal: dict[str, Any] | None = None,
     ) -> HandFinish:
         """The record of a finished `hand`: its events, the deal revealed, and its result."""
         result = hand.result
@@ -105,6 +109,7 @@ class HandFinish:
             rake=result.rake,
             deltas=deltas,
             table_stacks=table_stacks,
+            deal=deal,
         )
 
 

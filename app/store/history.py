@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant
+from app.engine import Action, ActionKind, Hand, Rules, SeatSpec, Variant, seeded
 from app.engine import commitment as fair
 from app.engine.phh import to_phh
 from app.engine.pokerstars import Finish, HandText, TournamentText, render
@@ -204,6 +204,15 @@ def fairness(row: HandRecord, revealed: Collection[int]) -> dict[str, Any]:
     another seat's down card, which elimination would give away)."""
     assert row.deck is not None and row.salt is not None
     opened = fair.seen_positions(row.deck, row.events or [], revealed)
+    if row.deal is not None:  # seeded-v2: the slots of the positions this history shows
+        dealt = seeded.RecordedDeal(row.deal, row.salt)
+        return {
+            "scheme": seeded.SCHEME,
+            "commitment": row.commitment,
+            "announce": dealt.announce(),
+            "deal_committed": dealt.public,
+            "reveal": dealt.reveal(opened),
+        }
     return {
         "scheme": fair.SCHEME,
         "commitment": row.commitment,
@@ -239,7 +248,9 @@ def replay(row: HandRecord, on_step: Callable[[Hand, int], None] | None = None) 
         [SeatSpec(s["seat"], s["stack"]) for s in row.seats],
         row.button,
         fair.parse_deck(row.deck),
-        fair.reshuffle_seed(bytes.fromhex(row.salt)),
+        seeded.RecordedDeal(row.deal, row.salt).reshuffle_seed()
+        if row.deal is not None
+        else fair.reshuffle_seed(bytes.fromhex(row.salt)),
     )
     if on_step is not None:
         on_step(hand, 0)
@@ -327,3 +338,44 @@ def _mask(text: str, hidden: set[str], down: Mapping[str, list[bool]]) -> str:
             line = line.replace(f"d dh {player} {cards}", f"d dh {player} {masked}", 1)
         out.append(line)
     return "".join(out)
+
+
+def public_proof(row: HandRecord) -> dict[str, Any]:
+    """A finished hand's public record (`GET /api/proof/{number}`, `verify --public`): what
+    the table showed everyone, observers too, and no more: the events with every down card
+    of a hand not shown hidden (`null`), the deal's announce and `deal_committed`, and the
+    table's public reveal (the slots of the up cards and the hands shown). No names, no
+    user ids; never the master salt nor a slot it did not show."""
+    assert row.deck is not None and row.salt is not None
+    events = row.events or []
+    shown = fair.shown_seats(events)
+    public_events = [
+        {
+            **{k: v for k, v in e.items() if k != "audience"},
+            **(
+                {"card": None}
+                if e["type"] == "card_dealt" and not e["face_up"] and e["seat"] not in shown
+                else {}
+            ),
+        }
+        for e in events
+    ]
+    opened = fair.seen_positions(row.deck, events, shown)
+    if row.deal is None:  # dealt under sha256-per-card-v1: no announce before the hand
+        return {
+            "number": str(row.number),
+            "scheme": fair.SCHEME,
+            "announce": None,
+            "deal_committed": {"commitment": row.commitment, "scheme": fair.SCHEME},
+            "reveal": fair.reveal(row.deck, bytes.fromhex(row.salt), opened),
+            "events": public_events,
+        }
+    dealt = seeded.RecordedDeal(row.deal, row.salt)
+    return {
+        "number": str(row.number),
+        "scheme": seeded.SCHEME,
+        "announce": dealt.announce(),
+        "deal_committed": dealt.public,
+        "reveal": dealt.reveal(opened),
+        "events": public_events,
+    }

@@ -178,6 +178,8 @@ class TournamentEntry(Base):
     bust_stack: Mapped[int | None] = mapped_column(BigInteger, default=None)  # at its start
     rebuys: Mapped[int] = mapped_column(Integer, default=0)
     addon: Mapped[bool] = mapped_column(Boolean, default=False)
+    # the entrant's seed for the tournament's draws (hex; optional, given at registration)
+    seed: Mapped[str | None] = mapped_column(String(64), default=None)
     bot: Mapped[bool] = mapped_column(
         Boolean, default=False
     )  # a bot's entry (sit & go fill, tests)

@@ -210,6 +210,7 @@ async def _new_entry(
     status: str,
     chips: int,
     bot: bool = False,
+    seed: str | None = None,
 ) -> TournamentEntry:
     """A new entry row for the player, refused while they have a live one or the tournament
     has `max_players` live entries already."""
@@ -236,6 +237,7 @@ async def _new_entry(
         paid=0,
         fees=0,
         bot=bot,
+        seed=seed,
     )
     session.add(entry)
     return entry
@@ -277,6 +279,19 @@ async def _more_chips(
     return entry
 
 
+def _check_entry(kind: str, status: str, seated: bool, chips: int, price: int, fee: int) -> None:
+    """A caller's mistake in `enter`'s arguments (not a player's: those are refusals)."""
+    if kind not in (*ENTRY_KINDS, *CHIP_KINDS):
+        raise ValueError(f"an entry is one of {ENTRY_KINDS + CHIP_KINDS}, not {kind!r}")
+    if status not in LIVE:
+        raise ValueError(f"a new entry is registered or playing, not {status!r}")
+    if seated and kind in ENTRY_KINDS:
+        raise ValueError("a new entry sits down with `seat_entry`, not `seated_at`")
+    _whole(chips, "chips", least=1)
+    _whole(price, "price", least=0)
+    _whole(fee, "fee", least=0)
+
+
 async def enter(
     session: AsyncSession,
     tournament_id: int,
@@ -292,29 +307,23 @@ async def enter(
     seated_at: int | None = None,
     fence: DirectorFence | None = None,
     bot: bool = False,
+    seed: str | None = None,
 ) -> ledger.Posted:
     """Pay `price` into the prize pool and `fee` to the house, in one posting, for `chips`:
     "entry"/"reentry" make a new entry (its number the next; `status` "playing" for a late
     entry seated at once), "rebuy"/"addon" add to the player's live entry (a seated one's
     seat too: pass the table's view as `stacks`; `seated_at`: the table it must sit at, when
-    the table asks; `bot`: a bot's entry). Idempotent by `key`. Refusals: `InsufficientFunds`,
+    the table asks; `bot`: a bot's entry; `seed`: the entrant's seed for the draws, hex).
+    Idempotent by `key`. Refusals: `InsufficientFunds`,
     `AlreadyRegistered`, `NotRegistered`, `AddOnTaken`, `TournamentFull`, `TournamentClosed`,
     `NotSeated` (not at `seated_at`); nothing changes."""
-    if kind not in (*ENTRY_KINDS, *CHIP_KINDS):
-        raise ValueError(f"an entry is one of {ENTRY_KINDS + CHIP_KINDS}, not {kind!r}")
-    if status not in LIVE:
-        raise ValueError(f"a new entry is registered or playing, not {status!r}")
-    if seated_at is not None and kind in ENTRY_KINDS:
-        raise ValueError("a new entry sits down with `seat_entry`, not `seated_at`")
-    _whole(chips, "chips", least=1)
-    _whole(price, "price", least=0)
-    _whole(fee, "fee", least=0)
+    _check_entry(kind, status, seated_at is not None, chips, price, fee)
     tournament = await _fenced(session, tournament_id, fence)
 
     async def move() -> tuple[int, int]:
         _open(tournament)
         if kind in ENTRY_KINDS:
-            entry = await _new_entry(session, tournament, user_id, status, chips, bot)
+            entry = await _new_entry(session, tournament, user_id, status, chips, bot, seed)
         else:
             entry = await _more_chips(session, tournament, user_id, kind, chips, seated_at)
         entry.paid += price

@@ -13,14 +13,14 @@ from typing import Any
 from app import metrics
 from app.engine import Action, ActionKind, Hand, IllegalAction, Phase, SeatSpec, commitment
 from app.store.hands import HandFinish, HandStart
+from app.tables import fair, publishing
 from app.tables import messages as m
-from app.tables import publishing
 from app.tables.bots import bot_action
 from app.tables.effects import Effects, Freeze, Mail, Outcome, Record, Said, StopClock, TurnClock
 from app.tables.errors import TableError
 from app.tables.state import Io, Recording, SeatInfo, TableState, seat_of, stacks_view, user_in
 from app.wire import client as c
-from app.wire.events import DealCommitted, DealRevealed, SeatDealRevealed, TimeBank, Turn
+from app.wire.events import DealRevealed, SeatDealRevealed, TimeBank, Turn
 
 log = logging.getLogger("app.tables")
 
@@ -44,27 +44,24 @@ def deal(table: TableState, players: Sequence[SeatInfo], number: int, io: Io) ->
     table.hand_number = number
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
-    deck = list(io.deck())
-    master = secrets.token_bytes(commitment.SALT_BYTES)  # in memory until the hand ends
+    ready = fair.prepare(table, players, io.deck)  # seeded-v2 (R39); in memory until it ends
+    deck = ready.deck
     rules = table.settings.rules()
     hand = Hand.start(
         rules,
         [SeatSpec(info.seat, info.stack) for info in players],
         table.button,
         deck,
-        commitment.reshuffle_seed(master),
+        ready.reshuffle_seed,
     )
     table.hand = hand
     metrics.HANDS_DEALT.inc()
-    start = hand_start(table, players, commitment.commit(deck, master))
-    table.recording = Recording(start, deck, master)
+    start = hand_start(table, players, ready.commitment)
+    table.recording = Recording(start, deck, ready.master, seeds=ready.seeds)
     for info in players:
         info.posted = False
     # only what is not secret is written while the hand is live
-    out: Effects = [
-        Record(start),
-        Said(DealCommitted(hand_id, start.commitment, commitment.SCHEME)),
-    ]
+    out: Effects = [Record(start), Said(fair.committed(hand_id, ready))]
     out += publishing.engine_events(table, hand.events)
     return out + after_change(table)
 
@@ -284,6 +281,7 @@ def finish_hand(table: TableState) -> Effects:
         inputs=recording.inputs,
         deltas=deltas,
         table_stacks=after,
+        deal=recording.seeds.record() if recording.seeds is not None else None,
     )
     # the record and its settlement commit together, off the hot path: deal on
     out: Effects = [Record(finish), *reveal_deal(table, recording, finish.events)]
@@ -300,6 +298,9 @@ def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, 
     """Open the deal's commitment to each audience, as far as it has seen the cards: the
     table (its watchers too) gets the up cards and the hands shown; each player dealt in also
     gets their own down cards (R24: no burn, no stub, no unshown hand; docs/fairness.md)."""
+    seeded = fair.reveal(table, recording, events)
+    if seeded is not None:
+        return seeded
     shown = commitment.shown_seats(events)
     deck = recording.deck
     opening = commitment.Opening(deck, recording.salt)

@@ -183,6 +183,8 @@ def snapshot(
             hand_view["turn_legal"] = hand.legal_actions().to_dict()
         if table.recording is not None:
             hand_view["commitment"] = table.recording.start.commitment
+            if table.recording.seeds is not None:  # this hand's deal_committed (R39)
+                hand_view["deal"] = table.recording.seeds.committed()
     you = table.seats[seat].public() if seat is not None else None
     log, log_complete = hand_log(table, ring, user_id)
     return Snapshot(
@@ -196,6 +198,7 @@ def snapshot(
         observers=unseated_watchers(table),
         log=log,
         log_complete=log_complete,
+        next_deal=table.fair.next.public(),
     ).body()
 
 

@@ -18,6 +18,7 @@ from app.engine.cards import Card
 from app.fanout import channels
 from app.tables.errors import TableError
 from app.tables.lifecycle import Life
+from app.tables.seeds import HandSeeds, TableSeeds
 from app.tables.settings import TableSettings
 from app.tables.store import TableStore
 from app.wire.process import AddChips
@@ -78,6 +79,7 @@ class Recording:
     deck: list[Card]
     salt: bytes
     inputs: list[list[Any]] = field(default_factory=list)
+    seeds: HandSeeds | None = None  # seeded-v2: the announce and seeds it was dealt from
 
 
 def stacks_view(table: TableState) -> dict[str, list[int]]:
@@ -128,6 +130,7 @@ class TableState:
     hand_users: dict[int, int] = field(default_factory=dict)  # seat -> user for the hand
     start_stacks: dict[int, int] = field(default_factory=dict)
     recording: Recording | None = None
+    fair: TableSeeds = field(default_factory=TableSeeds)  # the next announce, seed chains (R39)
     turn_id: int = 0
     button: int = -1
     hands_played: int = 0
@@ -158,7 +161,7 @@ class Io:
     caught_up: Callable[[float], Awaitable[bool]]
     now: Callable[[], float]  # the monotonic clock (deadlines, time banks)
     wall: Callable[[], float]  # wall-clock seconds (R19's 24-hour window)
-    deck: DeckSource
+    deck: Callable[[], Sequence[Card] | None]  # a deck a test chose; None: the seeded deal
 
 
 def seat_of(table: TableState, user_id: int) -> SeatInfo:

@@ -35,7 +35,7 @@ from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
 from app.store.hands import HandFinish
-from app.tables import between, dealing, directed, hosting, publishing, seating, watching
+from app.tables import between, dealing, directed, fair, hosting, publishing, seating, watching
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock, TimerHandle
 from app.tables.effects import (
@@ -118,7 +118,7 @@ class Table:
         self.deck_source = deck_source
         self.writer = writer or HandWriter()
         self.channel = channels.table(table_id)
-        self.io = Io(store, self.caught_up, clock.monotonic, clock.time, self._deck)
+        self.io = Io(store, self.caught_up, clock.monotonic, clock.time, self._rigged)
         self.numbers = HandNumbers(
             self.store.reserve_numbers, lambda block: self.post(m.NumbersReserved(block))
         )
@@ -132,8 +132,10 @@ class Table:
         self.frozen_at = 0.0
         self._retry: TimerHandle | None = None
 
-    def _deck(self) -> Sequence[Any]:
-        return self.deck_source()  # looked up when dealt: a test may swap it
+    def _rigged(self) -> Sequence[Any] | None:
+        """A deck a test chose (None: the house's seeded deal); looked up when dealt, as a
+        test may swap it."""
+        return None if self.deck_source is shuffled_deck else self.deck_source()
 
     def _init_events(self) -> None:
         """Nothing said yet: the numbering, this run's epoch, the ring for reconnects."""
@@ -606,6 +608,7 @@ _RULES: dict[type, Rule] = {
     c.AutoPostMsg: seating.auto_post,
     c.PostAnteMsg: seating.post_ante,
     c.ActMsg: dealing.act,
+    c.SeedMsg: fair.seed,
     c.ChatMsg: watching.chat,
     c.HostSettingsMsg: hosting.host_settings,
     c.HostPauseMsg: hosting.host_pause,

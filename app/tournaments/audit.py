@@ -1,5 +1,6 @@
 """`python -m app verify --tournament ID`: every draw the director made is repeated from the
-tournament's seed (R38). The seed's commitment was published when the tournament was made;
+tournament's seed (R38), with the entrants' seeds mixed in when any were given (`draws.mix`,
+recorded with the seat draw). The seed's commitment was published when the tournament was made;
 the seed is revealed when it ends. Each recorded draw (the first seats, the order tables
 break in, each balancing plan, each seating of a player between tables) holds what it drew
 from and what it gave: drawn again from the seed, it must give the same."""
@@ -23,6 +24,13 @@ def check_draws(rows: Sequence[Any]) -> tuple[list[str], int]:
     seed = bytes.fromhex(master[0].seed)
     if not draws.verify(seed, "master", master[0].commitment):
         return ["the revealed seed is not the one committed to"], 0
+    seats = [r for r in rows if r.purpose == "seats"]
+    given = (seats[0].result or {}).get("entrant_seeds") if seats else None
+    if given:  # the entrants' seeds were mixed into every draw from the seat draw on
+        try:
+            seed = draws.mix(seed, [(g["entry"], bytes.fromhex(g["seed"])) for g in given])
+        except (KeyError, TypeError, ValueError) as exc:
+            return [f"the entrants' seeds of the seat draw are malformed ({exc})"], 0
     problems = []
     checked = 0
     for row in rows:

@@ -55,6 +55,13 @@ class Books:
             )  # fmt: skip
         return out
 
+    async def entrant_seeds(self, entries: list[int]) -> list[tuple[int, str]]:
+        """The seeds `entries` gave at registration (entry id, hex), by entry id."""
+        async with self.db.session() as s:
+            rows = await store.entries(s, self.id)
+        wanted = set(entries)
+        return sorted((r.id, r.seed) for r in rows if r.id in wanted and r.seed)
+
     async def pool(self) -> int:
         """The prize pool: every price paid in (entries, re-entries, rebuys, add-ons), less
         what was refunded. (The account's balance is that less the prizes paid so far.)"""

@@ -96,6 +96,8 @@ class Director:
         self.busted_at: dict[int, int] = {}  # entry -> the table it busted at
         self.refilled: dict[int, int] = {}  # table -> the level its time banks were refilled for
         self.seed: bytes | None = None
+        # what every draw reads: the seed, with the entrants' seeds mixed in at the seat draw
+        self.draw_seed: bytes | None = None
         self.pool = 0  # the prize pool: the prices paid in, less refunds
         self.task: asyncio.Task[None] | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -111,7 +113,14 @@ class Director:
         self.t = t
         self.structure = Structure.from_dict(t.structure)
         self.seed = bytes.fromhex((t.state or {}).get("seed", "")) or None
-        master = [d for d in await self.books.draws() if d.purpose == "master"]
+        recorded = await self.books.draws()
+        master = [d for d in recorded if d.purpose == "master"]
+        seats = [d for d in recorded if d.purpose == "seats"]
+        given = (seats[0].result or {}).get("entrant_seeds") if seats else None
+        self.draw_seed = self.seed  # with the entrants' seeds mixed in, once drawn
+        if self.seed is not None and given:
+            mixed = [(g["entry"], bytes.fromhex(g["seed"])) for g in given]
+            self.draw_seed = draws.mix(self.seed, mixed)
         self.commitment = master[0].commitment if master else ""
         self._sub = await self.fanout.subscribe(channels.director(self.id))
         self._reader = asyncio.get_running_loop().create_task(
@@ -489,7 +498,8 @@ class Director:
             if len(self.alive()) <= self.t.seats_per_table else None,
             "break_order": [t for t in self.break_order if t in self.slots],
         }  # fmt: skip
-        plan = balance_plan(self.seed, purpose, inputs)
+        assert self.draw_seed is not None
+        plan = balance_plan(self.draw_seed, purpose, inputs)
         self.waiting = plan.waiting | frozenset(plan.break_after_hand)
         if plan.moves:
             await self.books.draw(purpose, draws.SCHEME, self.commitment, {
@@ -678,7 +688,8 @@ class Director:
                 str(s.table_id): [i for i in range(s.max_seats) if i not in s.seats]
                 for s in self.slots.values()
             }
-            drawn = open_seat(self.seed, purpose, free)
+            assert self.draw_seed is not None
+            drawn = open_seat(self.draw_seed, purpose, free)
             if drawn is None:
                 return
             await self.books.draw(purpose, draws.SCHEME, self.commitment, {
@@ -782,14 +793,19 @@ async def _start_fresh(d: Director) -> None:
     assert d.seed is not None
     seats = int(d.t.seats_per_table)
     count = math.ceil(len(players) / seats)
-    drawn = draws.seat_draw(d.seed, [e.id for e in players], count, seats)
-    await d.books.draw("seats", draws.SCHEME, d.commitment, {
+    given = await d.books.entrant_seeds([e.id for e in players])
+    d.draw_seed = draws.mix(d.seed, [(entry, bytes.fromhex(seed)) for entry, seed in given])
+    drawn = draws.seat_draw(d.draw_seed, [e.id for e in players], count, seats)
+    record: dict[str, Any] = {
         "entries": [e.id for e in players], "tables": count, "seats_per_table": seats,
         "drawn": {str(k): list(v) for k, v in drawn.items()},
-    })  # fmt: skip
+    }  # fmt: skip
+    if given:  # revealed with the draw: anyone checks its own seed was mixed in
+        record["entrant_seeds"] = [{"entry": entry, "seed": seed} for entry, seed in given]
+    await d.books.draw("seats", draws.SCHEME, d.commitment, record)
     table_ids = [await d.make_table(_table_values(d, i + 1)) for i in range(count)]
     order = list(range(count))
-    draws.Rng(d.seed, "break_order").shuffle(order)
+    draws.Rng(d.draw_seed, "break_order").shuffle(order)
     d.break_order = [table_ids[i] for i in order]
     await d.books.draw(
         "break_order", draws.SCHEME, d.commitment, {"tables": table_ids, "order": d.break_order}

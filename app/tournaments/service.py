@@ -123,9 +123,12 @@ async def register(
     invite: str | None = None,
     start: Start | None = None,
     tell: Tell | None = None,
+    seed: str | None = None,
 ) -> dict[str, Any]:
     """Enter the tournament (a re-entry once busted, while late registration lasts): the
-    buy-in to its prize pool, the fee to the house, in one posting keyed by the request."""
+    buy-in to its prize pool, the fee to the house, in one posting keyed by the request.
+    `seed` (64 hex digits, optional): the entrant's seed, mixed into the draws made after it
+    (the first seating and every draw after it, R38); revealed with the draw."""
     async with db.session() as s:
         t = await store.get_tournament(s, tournament_id)
         mine = [e for e in await store.entries(s, tournament_id) if e.user_id == user_id]
@@ -149,7 +152,7 @@ async def register(
             await store.enter(
                 s, tournament_id, user_id, key=f"t{tournament_id}:u{user_id}:{request_id}",
                 kind=kind, chips=int(t.starting_chips), price=int(t.buy_in), fee=int(t.fee),
-                status=status,
+                status=status, seed=seed,
             )  # fmt: skip
     except StoreError as exc:
         raise refusal(exc) from None
@@ -272,6 +275,11 @@ async def page(
             for d in drawn
             if d.purpose == "master"
         ],
+        # the seeds entrants gave, mixed into every draw from the first seating on (R38):
+        # revealed with that draw, so each entrant finds its own
+        "entrant_seeds": next(
+            ((d.result or {}).get("entrant_seeds", []) for d in drawn if d.purpose == "seats"), []
+        ),
         "started_at": t.started_at.isoformat() if t.started_at else None,
         "finished_at": t.finished_at.isoformat() if t.finished_at else None,
     }

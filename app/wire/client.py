@@ -164,6 +164,28 @@ class ActMsg(ClientMessage):
     }  # fmt: skip
 
 
+Hex64 = Annotated[
+    str, Field(min_length=64, max_length=64, pattern="^[0-9a-f]{64}$", description="hex")
+]
+
+
+class SeedMsg(ClientMessage):
+    """A seated player's seed for the hand whose sealed deck is `sealed` (seeded-v2,
+    docs/fairness.md): `commit` is the hash of the seed you will send next; a seed counts
+    only if it hashes to your previous `commit` (the first message of a chain only registers
+    its `commit`). `result: {"seed_ok": true, "used", "pending", "sealed"}` (`"reason": "first
+    of a chain"`); refused `seed_late` (that hand started: kept for the next),
+    `seed_mismatch` (not your chain's: the chain restarts at the new commit), `unknown_deal`"""
+
+    type: Literal["seed"]
+    seed: Hex64
+    commit: Hex64
+    sealed: Hex64
+    example: ClassVar[dict[str, Any]] = {
+        "type": "seed", "seed": "5e" * 32, "commit": "c0" * 32, "sealed": "d1" * 32
+    }  # fmt: skip
+
+
 class ChatMsg(ClientMessage):
     """Said to everyone at the table, your seat and name with it"""
 
@@ -219,7 +241,7 @@ class HostCloseMsg(ClientMessage):
 # commands then a rule and a line in `app.tables.table`'s map).
 AnyClientMessage = Annotated[
     Ping | ResyncMsg | SitMsg | TopUpMsg | LeaveMsg | SitOutMsg | SitInMsg | AutoPostMsg
-    | PostAnteMsg | ActMsg | ChatMsg | HostSettingsMsg | HostPauseMsg | HostRemoveMsg
+    | PostAnteMsg | ActMsg | SeedMsg | ChatMsg | HostSettingsMsg | HostPauseMsg | HostRemoveMsg
     | HostBotsMsg | HostCloseMsg,
     Field(discriminator="type"),
 ]  # fmt: skip

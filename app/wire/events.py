@@ -47,8 +47,22 @@ class DealCommitted(ServerEvent):
     type: ClassVar[str] = "deal_committed"
     audience: ClassVar[Audience] = "public"
     hand_id: str
-    commitment: str = field(metadata=_doc("64 hex digits"))
-    scheme: str = field(metadata=_doc('"sha256-per-card-v1"'))
+    commitment: str = field(metadata=_doc("64 hex digits: seeded-v2's sealed deck D"))
+    scheme: str = field(metadata=_doc('"seeded-v2" ("sha256-per-card-v1" before)'))
+    server_seed_hash: str | None = field(
+        default=None, metadata=_doc("seeded-v2: SHA-256 of this hand's server seed, hex")
+    )
+    seeds: list[dict[str, Any]] | None = field(
+        default=None, metadata=_doc("seeded-v2: the player seeds used, {seat, seed_hash}")
+    )
+    commits: list[dict[str, Any]] | None = field(
+        default=None,
+        metadata=_doc("seeded-v2: every seated player's chain head, {seat, commit}"),
+    )
+    next: dict[str, Any] | None = field(
+        default=None,
+        metadata=_doc("seeded-v2: the next hand's announce, {sealed, server_seed_hash}"),
+    )
 
     def body(self) -> dict[str, Any]:
         return {
@@ -56,6 +70,10 @@ class DealCommitted(ServerEvent):
             "hand_id": self.hand_id,
             "commitment": self.commitment,
             "scheme": self.scheme,
+            "server_seed_hash": self.server_seed_hash,
+            "seeds": self.seeds,
+            "commits": self.commits,
+            "next": self.next,
         }
 
 
@@ -292,6 +310,10 @@ class Snapshot(ServerEvent):
         metadata=_doc("the latest hand's events so far, as sent live")
     )
     log_complete: bool = field(metadata=_doc("false when the hand's start is no longer kept"))
+    next_deal: dict[str, Any] | None = field(
+        default=None,
+        metadata=_doc("the next hand's announce: sealed, server_seed_hash (seeded-v2)"),
+    )
 
     def body(self) -> dict[str, Any]:
         return {
@@ -306,6 +328,7 @@ class Snapshot(ServerEvent):
             "observers": self.observers,
             "log": self.log,
             "log_complete": self.log_complete,
+            "next_deal": self.next_deal,
         }
 
 

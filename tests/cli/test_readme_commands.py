@@ -97,10 +97,11 @@ def _parser_of(entry: Callable[[list[str]], Any]) -> argparse.ArgumentParser:
 
 
 def _benchmarks() -> dict[str, list[str]]:
-    from benchmarks import engine, evaluators, server, tournament
+    from benchmarks import deal, engine, evaluators, server, tournament
 
     entries: dict[str, Callable[[list[str]], Any]] = {
         "benchmarks/engine.py": engine.main,
+        "benchmarks/deal.py": deal.main,
         "benchmarks/evaluators.py": evaluators.main,
         "benchmarks/server.py": server.parse,
         "benchmarks/tournament.py": tournament.parse,

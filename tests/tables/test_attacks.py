@@ -8,7 +8,8 @@ behind without bound). Each test here failed on the code before the fix.
   id asking something else is refused; the table's stacks equal the ledger's after each step
   (`python -m app ledger check` compares them).
 - No audience (a player, an observer) learns a hidden card by elimination over everything it
-  was sent: every reveal opens only cards that audience saw.
+  was sent: every seeded-v2 reveal opens only cards that audience saw, and each audience's
+  check of each hand passes, the players' seeds used (R39).
 - A table whose hand records cannot be written deals at most `MAX_UNWRITTEN` + 1 more hands,
   then waits ("saving"), and deals on once the writes go through.
 """
@@ -16,6 +17,7 @@ behind without bound). Each test here failed on the code before the fix.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import secrets
 import sqlite3
@@ -30,6 +32,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from app.engine import seeded
 from app.tables.table import MAX_UNWRITTEN
 from tests.conftest import REDIS_URL, unavailable
 from tests.serverproc import (
@@ -230,9 +233,9 @@ async def test_a_repeated_request_id_moves_no_chip_twice(tmp_path: Path) -> None
 
 
 def _cards_in(frame: Frame) -> set[str]:
-    """Every card a frame shows (a reveal's opened positions included)."""
+    """Every card a frame shows (a reveal's opened slots included)."""
     if frame.get("type") == "deal_revealed":
-        return {p["card"] for p in frame["reveal"]["positions"] if "card" in p}
+        return {p["card"] for p in frame["reveal"]["slots"] if "card" in p}
     cards = {frame["card"]} if frame.get("card") else set()
     return cards | set(frame.get("cards") or ())
 
@@ -241,7 +244,46 @@ async def _hands_seen(p: Player, hands: int) -> None:
     await p.wait(lambda f: p.count("hand_ended") >= hands, timeout=240)
 
 
-async def test_no_audience_learns_a_hidden_card_by_elimination(tmp_path: Path) -> None:
+def _h(seed: bytes) -> str:
+    return hashlib.sha256(seed).hexdigest()
+
+
+async def _seed_along(p: Player, sent: dict[str, bytes]) -> None:
+    """The browser's flow (docs/fairness.md): once seated, at the first `deal_committed` a
+    first-of-chain message for the next hand, then at each one the seed committed to before
+    and the hash of the following one; `sent`: sealed deck -> seed sent for it."""
+    coming = secrets.token_bytes(32)
+    chained = False
+    i = 0
+    while True:
+        await p.wait(lambda f: True, start=i, timeout=600)
+        f = p.frames[i]
+        i += 1
+        if f.get("type") != "deal_committed" or p.seat is None:
+            continue
+        sealed = f["next"]["sealed"]
+        seed, coming = (coming, secrets.token_bytes(32)) if chained else (bytes(32), coming)
+        msg = {"type": "seed", "seed": seed.hex(), "commit": _h(coming), "sealed": sealed}
+        await p.ws.send(json.dumps({**msg, "ref": f"seed-{sealed[:16]}"}))
+        if chained:
+            sent[sealed] = seed
+        chained = True
+
+
+def _masked(events: list[Frame], seats: set[int]) -> list[Frame]:
+    """A hand's events as an audience that sees the down cards of `seats` saw them."""
+    return [
+        {**e, "card": None}
+        if e["type"] == "card_dealt" and not e["face_up"] and e["seat"] not in seats
+        else e
+        for e in events
+    ]
+
+
+async def test_r39_no_audience_learns_a_hidden_card_by_elimination(tmp_path: Path) -> None:
+    """Many seeded-v2 hands, two players sending seeds, two bots, an observer: every reveal
+    opens only cards its audience saw, elimination pins no hidden card, and each audience's
+    check of each hand (check_deal_v2) passes, the players' own seeds used."""
     with running(tmp_path) as (port, _env):
         (host, host_token), (ann, ann_token), (eve, eve_token) = await _users(
             port, "host", "ann", "eve"
@@ -251,45 +293,91 @@ async def test_no_audience_learns_a_hidden_card_by_elimination(tmp_path: Path) -
             await Player.connect(port, table_id, host_token, host),
             await Player.connect(port, table_id, ann_token, ann),
         ]
+        sent: list[dict[str, bytes]] = [{}, {}]
+        seeding = [
+            asyncio.create_task(_seed_along(p, out)) for p, out in zip(players, sent, strict=True)
+        ]
         for seat, p in enumerate(players):
             await p.wait(lambda f: f.get("type") == "snapshot")
             await _sit(p, seat)
         assert (await players[0].call({"type": "host_bots", "count": 2}))["type"] == "ok"
         observer = Player(await open_socket(port, table_id, eve_token), eve)
-        hands = 8
+        hands = 10
         for p in (*players, observer):
             await _hands_seen(p, hands)
+        for task in seeding:
+            task.cancel()
         recoverable = 0
-        audiences: dict[str, tuple[Player, int | None]] = {
-            "host": (players[0], 0),
-            "ann": (players[1], 1),
-            "observer": (observer, None),
+        audiences: dict[str, tuple[Player, int | None, str | None]] = {
+            "host": (players[0], 0, host_token),
+            "ann": (players[1], 1, ann_token),
+            "observer": (observer, None, None),
         }
-        checked = 0
-        for name, (who, own) in audiences.items():
-            by_hand: dict[str, list[Frame]] = defaultdict(list)
-            for f in who.frames:
-                if "hand_id" in f and "v" in f:
-                    by_hand[f["hand_id"]].append(f)
-            for hand_id, frames in by_hand.items():
-                reveals = [f for f in frames if f["type"] == "deal_revealed"]
-                if not reveals:
-                    continue  # the hand was still on when the test stopped reading
-                seen = set().union(*(_cards_in(f) for f in frames if f["type"] != "deal_revealed"))
-                opened = set().union(*(_cards_in(f) for f in reveals))
-                assert opened <= seen, f"{name}, hand {hand_id}: opened {opened - seen} unseen"
-                dealt_down = [f for f in frames if f["type"] == "card_dealt" and not f["face_up"]]
-                shown = {f["seat"] for f in frames if f["type"] == "hand_shown"}
-                hidden = sum(1 for f in dealt_down if f["seat"] != own and f["seat"] not in shown)
-                # what elimination leaves: the 52 cards less all it saw must hold more cards
-                # than the hidden ones, else they are exactly the hidden hands
-                pool = 52 - len(seen | opened)
-                if hidden and pool == hidden:
-                    recoverable += hidden
-                checked += 1
-        assert checked >= 3 * hands
+        checked = seeds_used = 0
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            for name, (who, own, token) in audiences.items():
+                by_hand: dict[str, list[Frame]] = defaultdict(list)
+                for f in who.frames:
+                    if "hand_id" in f and "v" in f:
+                        by_hand[f["hand_id"]].append(f)
+                committed = {
+                    f["hand_id"]: f for f in who.frames if f.get("type") == "deal_committed"
+                }
+                # each hand's announce: the hand before's `next`, or the snapshot's next_deal
+                announced = {c["next"]["sealed"]: c for c in committed.values()}
+                shot = next(f for f in who.frames if f.get("type") == "snapshot")
+                announces = {c["next"]["sealed"]: c["next"] for c in committed.values()}
+                announces[shot["next_deal"]["sealed"]] = shot["next_deal"]
+                for hand_id, frames in by_hand.items():
+                    reveals = [f for f in frames if f["type"] == "deal_revealed"]
+                    if not reveals or hand_id not in committed:
+                        continue  # the hand was on when the test began or stopped reading
+                    seen = set().union(
+                        *(_cards_in(f) for f in frames if f["type"] != "deal_revealed")
+                    )
+                    opened = set().union(*(_cards_in(f) for f in reveals))
+                    assert opened <= seen, f"{name}, hand {hand_id}: opened {opened - seen}"
+                    dealt_down = [
+                        f for f in frames if f["type"] == "card_dealt" and not f["face_up"]
+                    ]
+                    shown = {f["seat"] for f in frames if f["type"] == "hand_shown"}
+                    hidden = sum(
+                        1 for f in dealt_down if f["seat"] != own and f["seat"] not in shown
+                    )
+                    # what elimination leaves: the 52 cards less all it saw must hold more
+                    # cards than the hidden ones, else they are exactly the hidden hands
+                    pool = 52 - len(seen | opened)
+                    if hidden and pool == hidden:
+                        recoverable += hidden
+                    # the audience's own check of the hand, from what it may read
+                    number = next(f["number"] for f in frames if f["type"] == "hand_started")
+                    proof = (await http.get(f"/api/proof/{number}")).json()
+                    reveal = reveals[-1]["reveal"]  # a player's own comes after the table's
+                    dc = committed[hand_id]
+                    if own is None:
+                        assert reveal == proof["reveal"]
+                        events = proof["events"]
+                        mine = None
+                    else:
+                        history = await http.get(
+                            f"/api/hands/{number}", headers={"Authorization": f"Bearer {token}"}
+                        )
+                        events = _masked(history.json()["events"], shown | {own})
+                        seed = sent[own].get(dc["commitment"])
+                        used = [s for s in dc["seeds"] if s["seat"] == own]
+                        mine = (own, seed.hex()) if seed is not None and used else None
+                        seeds_used += mine is not None
+                    before = announced.get(dc["commitment"])
+                    problems = seeded.check_deal_v2(
+                        events, announces[dc["commitment"]], reveal, own_seed=mine,
+                        previous_commits=before["commits"] if before else None, committed=dc,
+                    )  # fmt: skip
+                    assert problems == [], (name, number, problems)
+                    checked += 1
+        assert checked >= 3 * (hands - 1)
         assert recoverable == 0
-        print(f"hands checked (per audience): {checked}; cards recoverable by elimination: 0")
+        assert seeds_used >= hands  # both players' seeds went into most hands
+        print(f"hands checked (per audience): {checked}; players' seeds used: {seeds_used}")
         for p in (*players, observer):
             await p.close()
 

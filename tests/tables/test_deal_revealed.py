@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import commitment
+from app.engine import seeded
 from app.store import hands
 from app.store.db import Database
 from app.tables import messages as m
@@ -23,14 +23,16 @@ async def test_deal_revealed_verifies_and_hides_folded_and_mucked_cards(db: Data
     finally:
         await manager.stop()
     committed = {e["hand_id"]: e for e in public if e["type"] == "deal_committed"}
+    # each hand's announce was published before it: in the hand before's `next`
+    announced = {e["next"]["sealed"]: e["next"] for e in committed.values()}
     revealed = [e for e in public if e["type"] == "deal_revealed"]
     assert len(revealed) >= 3
     hidden_kinds: set[str] = set()
     for event in revealed:
         hand_id = event["hand_id"]
         reveal = event["reveal"]
-        assert committed[hand_id]["scheme"] == reveal["scheme"] == commitment.SCHEME
-        assert commitment.verify_reveal(committed[hand_id]["commitment"], reveal)
+        assert committed[hand_id]["scheme"] == reveal["scheme"] == seeded.SCHEME
+        assert committed[hand_id]["seeds"] == [] == reveal["seeds"]  # no seed was sent
         ended = [e for e in public if e["type"] == "hand_ended" and e["hand_id"] == hand_id]
         assert ended and public.index(ended[0]) < public.index(event)
         async with db.session() as s:
@@ -38,7 +40,7 @@ async def test_deal_revealed_verifies_and_hides_folded_and_mucked_cards(db: Data
         assert row is not None and row.events is not None and row.salt is not None
         assert row.salt not in json.dumps(event)  # the master salt is never shown
         shown_seats = {e["seat"] for e in row.events if e["type"] == "hand_shown"}
-        open_cards = {p["card"] for p in reveal["positions"] if "card" in p}
+        open_cards = {p["card"] for p in reveal["slots"] if "card" in p}
         # scan it: no down card of a hand not shown, every other card
         for e in row.events:
             if e["type"] != "card_dealt":
@@ -54,7 +56,14 @@ async def test_deal_revealed_verifies_and_hides_folded_and_mucked_cards(db: Data
             else e
             for e in row.events
         ]
-        assert commitment.check_deal(seen, reveal) == []
+        sealed = committed[hand_id]["commitment"]
+        announce = announced.get(sealed)
+        if announce is None:  # the table's first hand: announced in the snapshot
+            announce = {
+                "sealed": sealed,
+                "server_seed_hash": committed[hand_id]["server_seed_hash"],
+            }
+        assert seeded.check_deal_v2(seen, announce, reveal, committed=committed[hand_id]) == []
     assert {"folded", "mucked"} <= hidden_kinds
 
 

@@ -35,7 +35,7 @@ async def test_a_tables_lines_carry_its_id_and_hand_number(sqlite_db: Database) 
         assert table.frozen == "lease"
         lines = [json.loads(line) for line in out.getvalue().splitlines()]
         (frozen,) = [line for line in lines if "cannot reach its players" in line["message"]]
-        assert frozen["table_id"] == table.id and frozen["hand"] == table.hand_number
+        assert frozen["table_id"] == table.id and frozen["hand"] == table.state.hand_number
         assert "user_id" not in frozen
     finally:
         logs.unbind()

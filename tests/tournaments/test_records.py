@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy import select, update
 
 from app.store.hand_models import HandRecord, HandStatus
-from app.store.tournament_models import TournamentDraw
+from app.store.tournament_models import TournamentDraw, TournamentEntry
 from tests.cli.test_export import phh_hands, pokerstars_hands
 from tests.tournaments.harness import Server
 
@@ -78,6 +78,64 @@ async def test_r38_verify_repeats_every_draw_and_fails_naming_a_changed_one(
     code, out, err = await app_command("verify", "--tournament", str(tid), "--database-url", url)
     assert code == 1, out + err
     assert f"FAIL: draw {seats.seq} (seats): the seats drawn differ from the seed's draw" in out
+
+
+async def test_r38_entrants_seeds_are_mixed_into_every_draw_and_verify_repeats_them(
+    server: Server, db_url: str
+) -> None:
+    host = await server.person("host")
+    tid = await server.create(
+        host, name="Seeded", seats_per_table=3, buy_in=1000, fee=100, starting_chips=100,
+        structure=LEVELS, payouts="sng_50_30_20", max_players=6,
+    )  # fmt: skip
+    await server.bots(tid, 6)
+    entries = await server.entries(tid)
+    given = {entries[0].id: "a1" * 32, entries[3].id: "b2" * 32}
+    async with server.db.transaction() as s:  # as registering with `seed` stores them
+        for entry_id, seed in given.items():
+            await s.execute(
+                update(TournamentEntry).where(TournamentEntry.id == entry_id).values(seed=seed)
+            )
+    await server.start(tid)
+    await server.run_until(tid, lambda: server.finished(tid))
+    async with server.db.session() as s:
+        draws = list(await s.scalars(select(TournamentDraw).where(
+            TournamentDraw.tournament_id == tid).order_by(TournamentDraw.seq)))  # fmt: skip
+    seats = draws[1]
+    assert seats.purpose == "seats"
+    assert seats.result["entrant_seeds"] == [{"entry": e, "seed": given[e]} for e in sorted(given)]
+    async with server.http(host) as http:
+        shown = (await http.get(f"/api/tournaments/{tid}")).json()
+    assert shown["entrant_seeds"] == seats.result["entrant_seeds"]
+    code, out, err = await app_command("verify", "--tournament", str(tid), "--database-url", db_url)
+    assert code == 0, out + err
+    # an entrant's seed changed after the draw: the seats no longer follow
+    changed = [{**g, "seed": "c3" * 32} if i == 0 else g
+               for i, g in enumerate(seats.result["entrant_seeds"])]  # fmt: skip
+    async with server.db.transaction() as s:
+        await s.execute(
+            update(TournamentDraw)
+            .where(TournamentDraw.id == seats.id)
+            .values(result={**seats.result, "entrant_seeds": changed})
+        )
+    code, out, err = await app_command("verify", "--tournament", str(tid), "--database-url", db_url)
+    assert code == 1, out + err
+    assert f"FAIL: draw {seats.seq} (seats): the seats drawn differ from the seed's draw" in out
+
+
+async def test_r38_a_player_registers_with_a_seed_and_a_malformed_one_is_refused(
+    server: Server,
+) -> None:
+    host, ann, bob = [await server.person(n) for n in ("host", "ann", "bob")]
+    tid = await server.create(
+        host, name="Seeds", seats_per_table=3, buy_in=1000, fee=100, starting_chips=100,
+        structure=LEVELS, payouts="sng_50_30_20", max_players=6,
+    )  # fmt: skip
+    assert (await server.register(ann, tid, seed="d4" * 32)).status_code == 200
+    assert (await server.register(bob, tid, seed="not hex")).status_code == 422
+    assert (await server.register(bob, tid)).status_code == 200
+    seeds = {e.user_id: e.seed for e in await server.entries(tid)}
+    assert seeds == {ann.id: "d4" * 32, bob.id: None}
 
 
 async def test_r26_export_writes_every_hand_with_its_tournament_header_and_level(

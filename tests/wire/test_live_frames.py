@@ -93,6 +93,9 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
     await send.call(watcher, {"type": "ping"})
     await send.call(players[2], {"type": "auto_post", "on": False})
     await send.call(players[1], {"type": "chat", "text": "gl"})
+    shot = next(f for f in players[1].frames if f.get("type") == "snapshot")
+    first = {"seed": "00" * 32, "commit": "11" * 32, "sealed": shot["next_deal"]["sealed"]}
+    await send.call(players[1], {"type": "seed", **first})  # the first of a chain
     await send.call(players[1], {"type": "top_up", "amount": 500, "request_id": "t-1"})
 
     # a hand to the showdown, then one won by a fold

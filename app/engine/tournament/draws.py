@@ -110,6 +110,28 @@ class Rng:
             items[i], items[j] = items[j], items[i]
 
 
+ENTRANT_MIX = b"seeded-v2-draw"
+"""Names the mixing of the entrants' seeds into a tournament's draw seed (`mix`)."""
+
+
+def mix(seed: bytes, entrant_seeds: Sequence[tuple[int, bytes]]) -> bytes:
+    """The seed every draw of the tournament reads once its entrants' seeds are known (R38,
+    issue 28's idea applied to the draws): with none, the tournament's own seed; else
+    ``HMAC-SHA256(seed, b"seeded-v2-draw" ‖ entry(8 bytes big-endian) ‖ entrant seed …)``,
+    the entries in ascending order. One honest entrant's seed, sent before the draw and
+    unknown to the house, makes the draws unforeseeable to it; the house's seed, committed
+    before anyone registered, keeps them unforeseeable to the entrants."""
+    if not entrant_seeds:
+        return _seed(seed)
+    ordered = sorted(entrant_seeds)
+    if len({entry for entry, _ in ordered}) != len(ordered):
+        raise ValueError("one seed an entry")
+    message = ENTRANT_MIX + b"".join(
+        entry.to_bytes(8, "big") + _seed(value) for entry, value in ordered
+    )
+    return hmac.new(_seed(seed), message, hashlib.sha256).digest()
+
+
 def seat_draw(
     seed: bytes, entries: Sequence[int], tables: int, seats_per_table: int
 ) -> dict[int, tuple[int, int]]:

@@ -15,6 +15,7 @@ from app.engine.tournament.draws import (
     SEAT_DRAW,
     Rng,
     commit,
+    mix,
     new_seed,
     seat_draw,
     verify,
@@ -140,3 +141,19 @@ def test_r38_seat_draw_refuses_what_cannot_be_seated() -> None:
     with pytest.raises(ValueError):
         seat_draw(SEED, [1, 2], 0, 8)
     assert SEAT_DRAW == "seat-draw"
+
+
+def test_r38_entrants_seeds_are_mixed_by_the_documented_hmac() -> None:
+    seed = SEED
+    assert mix(seed, []) == seed  # no entrant gave one: the tournament's own seed
+    given = [(7, b"\x07" * 32), (3, b"\x03" * 32)]
+    message = b"seeded-v2-draw" + (3).to_bytes(8, "big") + b"\x03" * 32
+    message += (7).to_bytes(8, "big") + b"\x07" * 32
+    mixed = mix(seed, given)
+    assert mixed == hmac.new(seed, message, hashlib.sha256).digest()
+    assert mixed == mix(seed, list(reversed(given)))  # by entry, whatever the order
+    assert mix(seed, given[:1]) != mixed
+    with pytest.raises(ValueError):
+        mix(seed, [(1, b"x")])
+    with pytest.raises(ValueError):
+        mix(seed, [(1, b"\x01" * 32), (1, b"\x02" * 32)])
