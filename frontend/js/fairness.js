@@ -4,6 +4,7 @@
 
 import { concat, dealProblems as positionProblems, fromHex, sha256, toHex } from "./deal-positions.js";
 import { t } from "./i18n.js";
+import { checkHand, SCHEME as SEEDED, uncheckedText, verdict } from "./seeded.js";
 
 /** C recomputed from a reveal, as hex. */
 export async function revealRoot(reveal) {
@@ -22,10 +23,18 @@ export function dealProblems(events, reveal) {
   return positionProblems(events, reveal.positions.map((p) => p.card || null), reveal.reshuffle_seed);
 }
 
-/** A verdict on a reveal (and, with the hand's events, on its dealt cards): {ok, text}. */
-export async function checkReveal(commitment, reveal, events = null) {
+/** A verdict on a reveal (and, with the hand's events, on its dealt cards): {ok, text}.
+ * A seeded-v2 reveal gets that scheme's check (`record`: what the hand's record also gives,
+ * its `deal_committed` and `announce`, when it gives them). */
+export async function checkReveal(commitment, reveal, events = null, record = {}) {
   if (!reveal) return { ok: false, text: t("fair.not_revealed") };
   if (!crypto.subtle) return { ok: false, text: t("fair.needs_https") };
+  if (reveal.scheme === SEEDED) {
+    const committed = record.deal_committed || { commitment };
+    const result = verdict(await checkHand({ reveal, events, committed, announce: record.announce || null }));
+    if (result.ok && result.unchecked.length) result.text += ` (${result.unchecked.map(uncheckedText).join("; ")})`;
+    return result;
+  }
   let root;
   try {
     root = await revealRoot(reveal);

@@ -129,7 +129,7 @@ async function replayer(box, handId, user) {
   }
   draw();
   box.scrollIntoView?.({ block: "start", behavior: "smooth" });
-  const verdict = await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events);
+  const verdict = await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events, hand.fairness);
   fairness.textContent = t("fair.line", { commitment: `${hand.fairness.commitment?.slice(0, 16) ?? "—"}…`, verdict: verdict.text });
 }
 

@@ -162,14 +162,16 @@ export async function checkHand({ reveal, events = null, committed = null, annou
   }
 
   // 3. the players' seeds: ours used, each the one hashed at the deal and committed before
+  let mineUsed = false;
   if (mine) {
     const used = seeds.find((s) => s.seat === mine.seat);
+    mineUsed = !!used && used.seed === mine.seed;
     if (used && used.seed !== mine.seed) fail(3, "seeded.own_seed_wrong");
     else if (!used && mine.sent) fail(3, "seeded.own_seed_missing");
   }
   for (const s of seeds) if (!/^[0-9a-f]{64}$/.test(s.seed || "")) fail(3, "seeded.seed_malformed", { seat: s.seat + 1 });
   const hashes = await Promise.all(seeds.map(async (s) => ({ seat: s.seat, seed_hash: await hashHex(s.seed || "") })));
-  if (committed) {
+  if (committed?.seeds) {
     const announced = [...(committed.seeds || [])].sort((a, b) => a.seat - b.seat).map((s) => ({ seat: s.seat, seed_hash: s.seed_hash }));
     if (!sameSeeds(hashes, announced)) fail(3, "seeded.seeds_differ");
   } else skip(3, "seeded.unchecked.seed_hashes");
@@ -191,7 +193,7 @@ export async function checkHand({ reveal, events = null, committed = null, annou
     if (events) for (const p of await dealProblems(events, cards, reveal.reshuffle_seed)) problems.push({ step: 4, text: p });
     else skip(4, "seeded.unchecked.events");
   }
-  return { problems, unchecked, shown, hidden: 52 - shown, seeds: seeds.length };
+  return { problems, unchecked, shown, hidden: 52 - shown, seeds: seeds.length, mineUsed };
 }
 
 function short(hex) {
@@ -201,6 +203,11 @@ function short(hex) {
 /** One line for a problem: "Step 3 (the players' seeds) failed: …". */
 export function problemText(p) {
   return t("seeded.problem", { n: p.step, what: t(`seeded.step.${p.step}`), problem: p.text });
+}
+
+/** One line for a step not (fully) checked: "step 3 (the players' seeds) not fully checked: …". */
+export function uncheckedText(u) {
+  return t("seeded.unchecked", { n: u.step, what: t(`seeded.step.${u.step}`), why: u.text });
 }
 
 /** A verdict {ok, text, problems, unchecked} on a checked hand, worded for the page. */
