@@ -23,7 +23,9 @@ def page(browser: Browser, server_url: str) -> Any:
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{server_url}/login")  # the client's catalogue is loaded for the check's words
-    page.wait_for_function("document.documentElement.lang === 'en' && !!document.querySelector('form')")
+    page.wait_for_function(
+        "document.documentElement.lang === 'en' && !!document.querySelector('form')"
+    )
     yield page
     context.close()
 
@@ -48,45 +50,7 @@ def test_the_browser_reproduces_every_test_vector(page: Page) -> None:
 # A hand seen from seat 1 of two (seats 1 and 4), seat 4 folding on fourth street: third
 # street is positions 0-5 in dealing order (seat 4's down cards hidden from seat 1), a burn
 # at 6, fourth street at 7 and 8. The reveal opens the slots of the positions seat 1 saw.
-HAND_JS = """async () => {
-  const m = await import("/static/js/seeded.js");
-  const d = await import("/static/js/deal-positions.js");
-  const hex = (byte) => d.toHex(new Uint8Array(32).fill(byte));
-  const ranks = "23456789TJQKA", suits = "cdhs";
-  const all = [...ranks].flatMap((r) => [...suits].map((s) => r + s));
-  const slotCards = all.map((_, j) => all[(j * 7) % 52]);  // 7 and 52 share no factor
-  const server = hex(0x5e), master = hex(0xa1);
-  const seeds = [{ seat: 4, seed: hex(0x44) }, { seat: 1, seed: hex(0x11) }];
-  const { sealed } = await m.seal(master, slotCards);
-  const key = await m.dealKey(server, sealed, seeds);
-  const perm = await m.permutation(key);
-  const deck = m.deckFromSlots(slotCards, perm);
-  const who = [1, 4, 1, 4, 1, 4];
-  const events = [{ type: "hand_started", seats: [1, 4], stacks: [1000, 1000] }, { type: "street_started", street: 3 }];
-  who.forEach((seat, p) => events.push({ type: "card_dealt", seat, face_up: p >= 4, card: seat === 1 || p >= 4 ? deck[p] : null }));
-  events.push({ type: "street_started", street: 4 });
-  events.push({ type: "card_dealt", seat: 1, face_up: true, card: deck[7] }, { type: "card_dealt", seat: 4, face_up: true, card: deck[8] });
-  events.push({ type: "folded", seat: 4 });
-  const seen = new Set([0, 2, 4, 5, 7, 8].map((p) => perm[p]));
-  const m8 = d.fromHex(master);
-  const slots = [];
-  for (let j = 0; j < 52; j++) {
-    const salt = await m.slotSalt(m8, j);
-    slots.push(seen.has(j) ? { slot: j, card: slotCards[j], salt: d.toHex(salt) } : { slot: j, leaf: d.toHex(await m.leaf(salt, slotCards[j])) });
-  }
-  const sorted = [...seeds].sort((a, b) => a.seat - b.seat);
-  const hashes = await Promise.all(sorted.map(async (s) => ({ seat: s.seat, seed_hash: await m.hashHex(s.seed) })));
-  const serverHash = await m.hashHex(server);
-  return {
-    reveal: { scheme: "seeded-v2", commitment: sealed, server_seed: server, seeds: sorted, slots, reshuffle_seed: await m.reshuffleSeed(key) },
-    events,
-    committed: { type: "deal_committed", scheme: "seeded-v2", commitment: sealed, server_seed_hash: serverHash, seeds: hashes,
-                 commits: [{ seat: 1, commit: hex(0x99) }, { seat: 4, commit: hex(0x98) }] },
-    announce: { sealed, server_seed_hash: serverHash },
-    previousCommits: hashes.map((h) => ({ seat: h.seat, commit: h.seed_hash })),
-    mine: { seat: 1, seed: hex(0x11), sent: true },
-  };
-}"""
+HAND_JS = (Path(__file__).parent / "seeded_hand.js").read_text("utf-8")
 
 CHECK_JS = """async (hand) => {
   const m = await import("/static/js/seeded.js");
@@ -128,7 +92,9 @@ def test_two_opened_cards_swapped_fail_the_sealed_deck(page: Page, hand: dict[st
     assert "step 2 (the sealed deck) failed" in result["verdict"]["text"]
 
 
-def test_a_card_dealt_that_is_not_its_positions_fails_step_four(page: Page, hand: dict[str, Any]) -> None:
+def test_a_card_dealt_that_is_not_its_positions_fails_step_four(
+    page: Page, hand: dict[str, Any]
+) -> None:
     events = [dict(e) for e in hand["events"]]
     ups = [e for e in events if e.get("face_up")]
     ups[0]["card"], ups[1]["card"] = ups[1]["card"], ups[0]["card"]
@@ -141,10 +107,15 @@ def test_a_wrong_server_seed_fails_step_one(page: Page, hand: dict[str, Any]) ->
     reveal = {**hand["reveal"], "server_seed": "ab" * 32}
     result = check(page, {**hand, "reveal": reveal})
     assert 1 in steps(result)
-    assert "step 1 (the server seed and the sealed deck announced before the hand) failed" in result["verdict"]["text"]
+    assert (
+        "step 1 (the server seed and the sealed deck announced before the hand) failed"
+        in result["verdict"]["text"]
+    )
 
 
-def test_a_deck_other_than_the_announced_one_fails_step_one(page: Page, hand: dict[str, Any]) -> None:
+def test_a_deck_other_than_the_announced_one_fails_step_one(
+    page: Page, hand: dict[str, Any]
+) -> None:
     announce = {**hand["announce"], "sealed": "cd" * 32}
     result = check(page, {**hand, "announce": announce})
     assert steps(result) == {1}
@@ -159,19 +130,37 @@ def test_a_missing_own_seed_fails_step_three(page: Page, hand: dict[str, Any]) -
     assert "step 3 (the players' seeds) failed" in result["verdict"]["text"]
 
 
-def test_a_seed_other_than_the_one_committed_before_fails_step_three(page: Page, hand: dict[str, Any]) -> None:
+def test_a_seed_other_than_the_one_committed_before_fails_step_three(
+    page: Page, hand: dict[str, Any]
+) -> None:
     previous = [{"seat": 1, "commit": "00" * 32}, hand["previousCommits"][1]]
     result = check(page, {**hand, "previousCommits": previous})
     assert steps(result) == {3}
-    assert [p["text"] for p in result["problems"]] == ["seat 2's seed is not the one it committed to before the hand"]
+    assert [p["text"] for p in result["problems"]] == [
+        "seat 2's seed is not the one it committed to before the hand"
+    ]
 
 
 def test_an_observer_checks_without_a_seed_of_its_own(page: Page, hand: dict[str, Any]) -> None:
     seeds = [s for s in hand["reveal"]["seeds"] if s["seat"] != 1]
-    committed = {**hand["committed"], "seeds": [s for s in hand["committed"]["seeds"] if s["seat"] != 1]}
+    committed = {
+        **hand["committed"],
+        "seeds": [s for s in hand["committed"]["seeds"] if s["seat"] != 1],
+    }
     reveal = {**hand["reveal"], "seeds": seeds}
     # another key: the permutation differs, so the cards seen no longer follow from it
     result = check(page, {**hand, "reveal": reveal, "committed": committed, "mine": None})
     assert steps(result) == {4}
     result = check(page, {**hand, "mine": None})
     assert result["problems"] == []
+
+
+def test_a_seat_with_no_commit_at_the_previous_deal_is_unchecked_not_failed(
+    page: Page, hand: dict[str, Any]
+) -> None:
+    previous = [c for c in hand["previousCommits"] if c["seat"] != 4]
+    result = check(page, {**hand, "previousCommits": previous})
+    assert result["problems"] == []
+    assert [u["text"] for u in result["unchecked"]] == [
+        "seat 5 had no seed commitment at the previous deal"
+    ]
