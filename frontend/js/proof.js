@@ -25,7 +25,7 @@ export async function proofPage(root, number) {
     return;
   }
   const result = verdict(
-    await checkHand({ reveal: record.reveal, events: record.events || null, committed: record.deal_committed || null, announce: record.announce || null }),
+    await checkHand({ reveal: record.reveal, events: record.events || null, committed: record.deal_committed || null, announce: record.announce || null, previousCommits: record.previous_commits || null }),
   );
   const reveal = record.reveal;
   const seeds = reveal.seeds || [];

@@ -43,9 +43,9 @@ def test_players_seeds_shuffle_the_deal_and_every_browser_checks_it(
     try:
         for p in (ann, bob, carl):
             register(p, server_url)
-        table = create_table(ann.page, name=f"Seeded {tag}")
+        table_id = create_table(ann.page, name=f"Seeded {tag}")["table"]["id"]
         for p in (ann, bob, carl):
-            open_table(p, server_url, table["id"])
+            open_table(p, server_url, table_id)
         sit(ann, 0)
         sit(bob, 3)
         game = Game([ann, bob])
@@ -78,7 +78,7 @@ def test_players_seeds_shuffle_the_deal_and_every_browser_checks_it(
 
         # the seeds were kept per table in the tab's storage (a reload keeps the chain)
         kept = ann.page.evaluate(
-            f"() => JSON.parse(sessionStorage.getItem('stud.seeds.{table['id']}'))"
+            f"() => JSON.parse(sessionStorage.getItem('stud.seeds.{table_id}'))"
         )
         assert re.fullmatch(r"[0-9a-f]{64}", kept["next"])
         assert any(s["status"] == "ok" for s in kept["sent"].values())

@@ -181,7 +181,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     if (result.ok && result.mineUsed) result.text += ` · ${t("seeded.mine_used")}`;
     if (result.ok && result.unchecked.length) result.text += ` (${result.unchecked.map(uncheckedText).join("; ")})`;
     if (c && c.hand_id === ev.hand_id) c.verdict = result;
-    if (!result.ok) alarm = { number: hand?.number ?? "", problems: result.problems.map(problemText).join("; ") };
+    if (!result.ok) alarm = { number: hand?.number ?? "", problems: result.problems.map(problemText) };
     schedule();
   }
 
@@ -192,7 +192,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
             "div.fair-alarm",
             { role: "alert" },
             h("strong", t("seeded.alarm_title")),
-            h("p", t("seeded.alarm_text", { n: alarm.number, problems: alarm.problems })),
+            h("p", t("seeded.alarm_text", { n: alarm.number })),
+            h("ul", alarm.problems.map((p) => h("li", p))),
             h(
               "div.row",
               alarm.number ? h("a.btn.small", { href: `/proof/${alarm.number}`, target: "_blank", rel: "noopener" }, t("seeded.proof_link")) : null,
