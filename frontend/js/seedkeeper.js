@@ -126,7 +126,8 @@ export class SeedKeeper {
     try {
       const answer = await this.send({ type: "seed", seed, commit: await hashOf(following), sealed });
       const said = answer?.code || answer?.type;
-      status = said === "seed_late" ? "late" : said === "seed_mismatch" ? "refused" : "ok";
+      // `used: false`: the server took it as the first of a chain (it had none for us)
+      status = said === "seed_late" ? "late" : said === "seed_mismatch" ? "refused" : answer?.used === false ? "unused" : "ok";
     } catch (err) {
       // seed_late: kept for the next hand; seed_mismatch: the chain restarts from `following`
       // (the server registered its hash); anything else: unknown, so never claimed missing
