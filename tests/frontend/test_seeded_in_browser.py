@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.frontend.players import WAIT_MS, Game, Player, calldown
 from tests.frontend.table_kit import create_table, open_table, register, sit
+from tests.frontend.test_languages import TEXTS_JS, marked, unmarked
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -93,6 +94,26 @@ def test_players_seeds_shuffle_the_deal_and_every_browser_checks_it(
         expect(proof).to_contain_text("What this check proves")
         expect(proof).to_contain_text("What it cannot prove")
         expect(proof.locator("dl.facts li")).to_have_count(2)  # the two players' seeds
+        # every word on it comes from the catalogue, in each language
+        stranger.route("**/static/i18n/*.json", marked)
+        stranger.reload()
+        expect(proof).to_have_attribute("data-verdict", "ok", timeout=WAIT_MS)
+        assert unmarked(stranger.evaluate(TEXTS_JS), []) == []
+        stranger.unroute("**/static/i18n/*.json")
+        last = numbers[-1]
+        for code, heading in (
+            ("nl", f"Bewijs van het delen van hand #{last}"),
+            ("de", f"Beweis des Gebens von Hand #{last}"),
+        ):
+            stranger.evaluate("(code) => localStorage.setItem('stud.language', code)", code)
+            stranger.reload()
+            expect(proof.locator("h1")).to_have_text(heading)
+            expect(proof).to_have_attribute("data-verdict", "ok", timeout=WAIT_MS)
+        # the player's own history checks the hand too, and links to its public proof
+        ann.page.goto(f"{server_url}/hands/{last}")
+        expect(ann.page.locator(".replayer .fairness")).to_contain_text("verified", timeout=WAIT_MS)
+        ann.page.locator(".replayer a.proof-link").click()
+        expect(ann.page.locator("section.proof")).to_have_attribute("data-verdict", "ok")
         for p in (ann, bob, carl):
             assert p.errors == []
     finally:
