@@ -177,11 +177,10 @@ export async function checkHand({ reveal, events = null, committed = null, annou
   } else skip(3, "seeded.unchecked.seed_hashes");
   if (previousCommits) {
     for (const h of hashes) {
-      // a seat that started its chain after the previous deal_committed has no commit there:
-      // its seed was still fixed before this hand's seeds were sent, but not checkable here
+      // a seat with no commit there could have picked its seed after seeing the others'
+      // (the house sees seeds as they arrive): that is the grinding this step stops
       const c = previousCommits.find((x) => x.seat === h.seat);
-      if (!c) unchecked.push({ step: 3, text: t("seeded.unchecked.new_chain", { seat: h.seat + 1 }) });
-      else if (c.commit !== h.seed_hash) fail(3, "seeded.not_committed", { seat: h.seat + 1 });
+      if (!c || c.commit !== h.seed_hash) fail(3, "seeded.not_committed", { seat: h.seat + 1 });
     }
   } else if (seeds.length) skip(3, "seeded.unchecked.commits");
 

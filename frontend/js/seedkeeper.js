@@ -113,7 +113,29 @@ export class SeedKeeper {
     this.save();
     if (seat === null || seat === undefined || !ev.next) return this.busy;
     const sealed = ev.next.sealed;
-    return this.queue(() => (this.s.next === null ? this.startChain(seat, sealed) : this.sendSeed(seat, sealed)));
+    const head = (ev.commits || []).find((c) => c.seat === seat)?.commit ?? null;
+    return this.queue(() => this.advance(seat, sealed, head));
+  }
+
+  /** Send the chain's next seed only when this deal_committed shows its hash as our chain's
+   * head: every client's check wants each seed used to be the one committed to at the
+   * previous deal (a seed committed later could have been picked after seeing the others).
+   * A head that is a seed already sent (it arrived late, and waits for the next hand) means
+   * wait; anything else twice in a row means the chain broke (a lost message): start anew. */
+  async advance(seat, sealed, head) {
+    if (this.s.next === null) return this.startChain(seat, sealed);
+    if (head !== null && head === (await hashOf(this.s.next))) {
+      this.s.skipped = 0;
+      return this.sendSeed(seat, sealed);
+    }
+    for (const sent of Object.values(this.s.sent)) {
+      if (head !== null && sent.seat === seat && head === (await hashOf(sent.seed))) return;
+    }
+    this.s.skipped = (this.s.skipped || 0) + 1;
+    if (this.s.skipped < 2) return this.save();
+    this.s.skipped = 0;
+    this.s.next = null;
+    return this.startChain(seat, sealed);
   }
 
   async sendSeed(seat, sealed) {

@@ -53,7 +53,7 @@ def test_players_seeds_shuffle_the_deal_and_every_browser_checks_it(
 
         hand = None
         numbers = []
-        for n in range(3):
+        for n in range(4):
             hand = game.play(calldown, hand)
             mine = [verdict(p, hand) for p in (ann, bob)]
             seen = verdict(carl, hand)
@@ -62,9 +62,10 @@ def test_players_seeds_shuffle_the_deal_and_every_browser_checks_it(
                 assert v["problems"] == []
             number = ann.state("s.lastHandNumber")
             numbers.append(number)
-            if n >= 1:
-                # from the second hand on, each player's own seed shuffled the deck, and each
-                # browser saw it used (step 3 with its own seed); the observer has none
+            if n >= 2:
+                # a seed is sent once the chain's head shows in a deal_committed: from the
+                # third hand on at the latest each player's own seed shuffled the deck, and
+                # each browser saw it used (step 3 with its own seed); the observer has none
                 for v in mine:
                     assert v["mineUsed"], v
                     assert v["seeds"] == 2
