@@ -170,9 +170,11 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const hand = state.hand && state.hand.hand_id === ev.hand_id ? state.hand : null;
     const seat = mySeat(state);
     const dealtIn = hand && seat !== null && hand.players[seat] ? seat : null;
-    const events = handEventsFor === ev.hand_id && handEvents?.at(-1)?.type === "hand_ended" ? handEvents : null;
+    let events = handEventsFor === ev.hand_id && handEvents?.at(-1)?.type === "hand_ended" ? handEvents : null;
     let result;
     try {
+      // joined mid-hand (a snapshot's log lacks the other seats' down cards): the record's
+      if (!events && hand?.number) events = await recordedEvents(hand.number, dealtIn !== null);
       const inputs = await keeper.inputs(ev.hand_id, ev.reveal.commitment, dealtIn);
       result = verdict(await checkHand({ reveal: ev.reveal, events, ...inputs }));
     } catch (err) {
@@ -181,8 +183,24 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     if (result.ok && result.mineUsed) result.text += ` · ${t("seeded.mine_used")}`;
     if (result.ok && result.unchecked.length) result.text += ` (${result.unchecked.map(uncheckedText).join("; ")})`;
     if (c && c.hand_id === ev.hand_id) c.verdict = result;
+    window.studDebug.verdicts[ev.hand_id] = result; // by hand: the next hand may have begun
     if (!result.ok) alarm = { number: hand?.number ?? "", problems: result.problems.map(problemText) };
     schedule();
+  }
+
+  /** A finished hand's events from its record, with every card this page may see (a player
+   * dealt in: their history; anyone else: the public proof); null if it cannot be read yet. */
+  async function recordedEvents(number, dealtIn) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const record = await get(dealtIn ? `/api/hands/${number}` : `/api/proof/${number}`);
+        return record.events || null;
+      } catch (err) {
+        if (err.status !== 404) return null;
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // written just after the hand
+      }
+    }
+    return null;
   }
 
   function renderAlarm() {
@@ -497,7 +515,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     onStatus: setStatus,
   });
   keeper = new SeedKeeper(tableId, (msg) => socket.request(msg));
-  window.studDebug = { socket, state, v: 0, drop: () => socket.drop() };
+  window.studDebug = { socket, state, v: 0, drop: () => socket.drop(), verdicts: {} };
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", schedule); // the seats move when the felt turns portrait
   socket.connect();
