@@ -7,7 +7,6 @@ import { get, post } from "../api.js";
 import { clear, dialog, field, h, toast, variantName } from "../dom.js";
 import { chipCount, money, number, ordinal, t } from "../i18n.js";
 import { keyed } from "../table/view.js";
-import { newSeed } from "../seedkeeper.js";
 import { seedMatches } from "./draws.js";
 import { hostTournament, showTournamentInvite, tournamentLink } from "./form.js";
 import { levelEditor, levelsTable } from "./levels.js";
@@ -60,7 +59,7 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
     keyed(parts.payouts, JSON.stringify([data.prize_pool, data.prizes, data.payouts]), payouts);
     keyed(parts.standings, JSON.stringify(data.standings), standings);
     keyed(parts.structure, JSON.stringify([data.structure, data.live?.level]), () => [h("h2", t("tour.structure")), h("div.table-list", levelsTable(data.structure, data.live ? data.live.level - 1 : null, { rotation: data.variant === "rotation" }))]);
-    keyed(parts.fairness, JSON.stringify([data.draws, data.entrant_seeds, [...verdicts]]), fairness);
+    keyed(parts.fairness, JSON.stringify([data.draws, [...verdicts]]), fairness);
     tick();
   }
 
@@ -209,18 +208,9 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
   }
 
   function fairness() {
-    const given = data.entrant_seeds || [];
-    const mine = localStorage.getItem(`stud.tournament-seed.${id}`);
     return [
       h("h2", t("tour.fairness")),
       h("p.hint", t("tour.fairness_text")),
-      given.length
-        ? h(
-            "div.entrant-seeds",
-            h("p", t("tour.entrant_seeds", { n: number(given.length) })),
-            mine ? h("p.entrant-seed-mine", t(given.some((g) => g.seed === mine) ? "tour.entrant_seed_mine" : "tour.entrant_seed_not_mine")) : null,
-          )
-        : null,
       ...data.draws.map((d) => {
         if (d.seed && !verdicts.has(d.seed)) {
           verdicts.set(d.seed, "checking");
@@ -279,12 +269,7 @@ export async function tournamentPage(root, id, user, { go, invite = null }) {
   const buy = (kind) => act(() => post(`${path}/${kind}`, { request_id: requestId() }), kind === "rebuy" ? t("tour.rebought") : t("tour.added_on"));
 
   async function register() {
-    // this entrant's seed for the draws (R38): kept here so the page can find it among the
-    // seeds the first seating used (the same seed if the registration is tried again)
-    const seedKey = `stud.tournament-seed.${id}`;
-    const seed = localStorage.getItem(seedKey) || newSeed();
-    localStorage.setItem(seedKey, seed);
-    const body = { request_id: requestId(), seed, ...(invite ? { invite } : {}) };
+    const body = { request_id: requestId(), ...(invite ? { invite } : {}) };
     try {
       await post(`${path}/register`, body);
       toast(t("tour.registered"));
