@@ -39,6 +39,7 @@ CLIENT_ROUTES = (
     "/invite/{token}",
     "/hands",
     "/hands/{hand_id}",
+    "/proof/{number}",  # a hand's public deal proof (scheme seeded-v2), for anyone
 )
 
 

@@ -129,8 +129,10 @@ async function replayer(box, handId, user) {
   }
   draw();
   box.scrollIntoView?.({ block: "start", behavior: "smooth" });
-  const verdict = await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events);
+  const verdict = await checkReveal(hand.fairness.commitment, hand.fairness.reveal, hand.events, hand.fairness);
   fairness.textContent = t("fair.line", { commitment: `${hand.fairness.commitment?.slice(0, 16) ?? "—"}…`, verdict: verdict.text });
+  // a seeded-v2 hand has a public proof anyone may open
+  if (hand.fairness.scheme === "seeded-v2") fairness.append(" ", h("a.proof-link", { href: `/proof/${hand.number}`, "data-link": "" }, t("seeded.proof_link")));
 }
 
 const DONE = new Set(["sent", "failed"]);

@@ -79,6 +79,14 @@ async function route() {
     if (user && user.language && user.language !== language()) await setLanguage(user.language);
   }
   drawNav();
+  const proof = path.match(/^\/proof\/(\d+)$/); // a hand's public proof: anyone may open it
+  if (proof) {
+    document.title = t("title.page", { page: t("title.proof") });
+    const { proofPage } = await import("./proof.js");
+    await proofPage(root, proof[1]);
+    root.focus({ preventScroll: true });
+    return;
+  }
   const returnTo = sessionStorage.getItem("stud.returnTo");
   if (!user) {
     if (path !== "/login" && path !== "/register") {

@@ -8,6 +8,8 @@ import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
 import { inviteDialog } from "../invite-dialog.js";
 import { checkReveal } from "../fairness.js";
+import { checkHand, problemText, uncheckedText, verdict } from "../seeded.js";
+import { SeedKeeper } from "../seedkeeper.js";
 import { applyEvent, applySnapshot, clockStopped, emptyState, isHost, myInfo, myLegal, mySeat, resultLines, seatName, timeLeft } from "./model.js";
 import { TableSocket } from "./socket.js";
 import { tournamentStrip } from "./tournament.js";
@@ -27,6 +29,10 @@ export async function showInvite(token, name) {
 export async function tablePage(root, tableId, user, { onLeave }) {
   const state = emptyState(user.id);
   let socket = null;
+  let keeper = null; // this player's seeds for the table's deals (seeded-v2)
+  let handEvents = null; // the live hand's events as seen here, from its start (step 4 of the check)
+  let handEventsFor = null; // …and its hand_id
+  let alarm = null; // a deal that failed its check: {number, problems}, shown until dismissed
   let pending = false;
   let status = "connecting";
   let frameQueued = false;
@@ -43,6 +49,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   const actionMain = h("div.action-main");
   const actionBar = h("div.action-bar", { role: "region", "aria-label": t("table.your_actions") }, results, actionMain);
   const announcer = h("div.sr-only", { "aria-live": "assertive", id: "turn-announcer" });
+  const alarmBox = h("div.fair-alarm-slot");
   const logList = h("ol.log", { "aria-label": t("table.log") });
   const chatList = h("ol.chat", { "aria-label": t("table.chat_messages") });
   const chatInput = h("input", { type: "text", maxlength: 200, placeholder: t("table.say"), "aria-label": t("table.chat_message"), autocomplete: "off" });
@@ -60,6 +67,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     "section.table-page",
     { "aria-label": t("table.the_table") },
     header,
+    alarmBox,
     strip.el,
     h("div.table-main", h("div.felt-wrap", felt), h("aside.side-panel", tabs.el)),
     h("div.toast-slot", { "aria-hidden": "true" }), // a phone's room for toasts (toasts.js)
@@ -73,6 +81,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   function render() {
     frameQueued = false;
     renderHeader();
+    renderAlarm();
     strip.render(state);
     renderFelt(felt, state, ctx);
     renderActions();
@@ -99,6 +108,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     if (frame.type === "snapshot") {
       applySnapshot(state, frame);
       if (state.table.id !== tableId) followed(state.table.id);
+      handEvents = null; // a snapshot's log lacks the other seats' down cards: positions unknown
+      keeper.snapshot(frame, mySeat(state));
     } else if (typeof frame.v === "number") {
       if (frame.v <= state.v) return;
       if (frame.v !== state.v + 1) {
@@ -106,12 +117,18 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         return;
       }
       applyEvent(state, frame);
+      collect(frame);
+      keeper.seated(mySeat(state));
+      if (frame.type === "deal_committed") keeper.dealCommitted(frame, mySeat(state));
       if (frame.type === "turn" && frame.seat === mySeat(state)) {
         announce();
         // on a phone the bar sits below the felt: bring it into view for the turn
         barWanted = PHONE.matches;
       }
-      if (frame.type === "deal_revealed") checkDeal(state.commitment);
+      if (frame.type === "deal_revealed") {
+        if (frame.reveal?.scheme === "seeded-v2") checkSeeded(frame, state.commitment);
+        else checkDeal(state.commitment);
+      }
     }
     window.studDebug.v = state.v;
     schedule();
@@ -122,6 +139,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   function followed(id) {
     tableId = id;
     socket.tableId = id; // a reconnect asks for the new table
+    keeper = new SeedKeeper(id, (msg) => socket.request(msg));
     invite = null;
     history.replaceState(null, "", `/table/${id}`);
     chatList.replaceChildren();
@@ -133,6 +151,75 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     // everyone checks every hand: the reveal opens the commitment sent before the first card
     c.verdict = c.commitment ? await checkReveal(c.commitment, c.reveal) : { ok: false, text: t("fair.before_joined") };
     schedule();
+  }
+
+  /** The live hand's events, in order, as the deal's check walks them: another seat's
+   * face-down card comes as a bare number, which is a hidden card at its position. */
+  function collect(frame) {
+    if (frame.type === "hand_started") {
+      handEvents = [frame];
+      handEventsFor = frame.hand_id;
+    } else if (!handEvents) return;
+    else if (frame.type === "hand_ended" || frame.type === "hand_voided") handEvents = [...handEvents, frame];
+    else if (handEvents.at(-1)?.type === "hand_ended") return; // dealing is over: seat reveals follow
+    else handEvents.push(frame.type ? frame : { type: "card_dealt", face_up: false, card: null });
+  }
+
+  /** seeded-v2: the four steps with this player's own seed (an observer: without it). */
+  async function checkSeeded(ev, c) {
+    const hand = state.hand && state.hand.hand_id === ev.hand_id ? state.hand : null;
+    const seat = mySeat(state);
+    const dealtIn = hand && seat !== null && hand.players[seat] ? seat : null;
+    let events = handEventsFor === ev.hand_id && handEvents?.at(-1)?.type === "hand_ended" ? handEvents : null;
+    let result;
+    try {
+      // joined mid-hand (a snapshot's log lacks the other seats' down cards): the record's
+      if (!events && hand?.number) events = await recordedEvents(hand.number, dealtIn !== null);
+      const inputs = await keeper.inputs(ev.hand_id, ev.reveal.commitment, dealtIn);
+      result = verdict(await checkHand({ reveal: ev.reveal, events, ...inputs }));
+    } catch (err) {
+      result = verdict({ problems: [{ step: 2, text: err.message }], unchecked: [], shown: 0, hidden: 52, seeds: 0 });
+    }
+    if (result.ok && result.mineUsed) result.text += ` · ${t("seeded.mine_used")}`;
+    if (result.ok && result.unchecked.length) result.text += ` (${result.unchecked.map(uncheckedText).join("; ")})`;
+    if (c && c.hand_id === ev.hand_id) c.verdict = result;
+    window.studDebug.verdicts[ev.hand_id] = result; // by hand: the next hand may have begun
+    if (!result.ok) alarm = { number: hand?.number ?? "", problems: result.problems.map(problemText) };
+    schedule();
+  }
+
+  /** A finished hand's events from its record, with every card this page may see (a player
+   * dealt in: their history; anyone else: the public proof); null if it cannot be read yet. */
+  async function recordedEvents(number, dealtIn) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const record = await get(dealtIn ? `/api/hands/${number}` : `/api/proof/${number}`);
+        return record.events || null;
+      } catch (err) {
+        if (err.status !== 404) return null;
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // written just after the hand
+      }
+    }
+    return null;
+  }
+
+  function renderAlarm() {
+    keyed(alarmBox, JSON.stringify(alarm), () =>
+      alarm
+        ? h(
+            "div.fair-alarm",
+            { role: "alert" },
+            h("strong", t("seeded.alarm_title")),
+            h("p", t("seeded.alarm_text", { n: alarm.number })),
+            h("ul", alarm.problems.map((p) => h("li", p))),
+            h(
+              "div.row",
+              alarm.number ? h("a.btn.small", { href: `/proof/${alarm.number}`, target: "_blank", rel: "noopener" }, t("seeded.proof_link")) : null,
+              h("button.btn.small.ghost", { type: "button", onclick: () => ((alarm = null), schedule()) }, t("seeded.dismiss")),
+            ),
+          )
+        : null,
+    );
   }
 
   function announce() {
@@ -427,7 +514,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     onFrame,
     onStatus: setStatus,
   });
-  window.studDebug = { socket, state, v: 0, drop: () => socket.drop() };
+  keeper = new SeedKeeper(tableId, (msg) => socket.request(msg));
+  window.studDebug = { socket, state, v: 0, drop: () => socket.drop(), verdicts: {} };
   document.addEventListener("keydown", onKey);
   window.addEventListener("resize", schedule); // the seats move when the felt turns portrait
   socket.connect();

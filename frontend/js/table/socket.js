@@ -92,11 +92,13 @@ export class TableSocket {
     } catch {
       return;
     }
-    if (frame.type === "ok" || frame.type === "error") {
+    // an answer names the request it answers (`ref`): `ok`, `error`, or its own kind (`seed_ok`)
+    if (frame.type === "ok" || frame.type === "error" || (frame.ref && typeof frame.v !== "number" && this.pending.has(frame.ref))) {
       const waiter = frame.ref ? this.pending.get(frame.ref) : null;
       if (waiter) {
         this.pending.delete(frame.ref);
         if (frame.type === "ok") waiter.resolve(frame.result);
+        else if (frame.type !== "error") waiter.resolve(frame);
         else waiter.reject(Object.assign(new Error(errorText(frame.code, frame.message)), { code: frame.code }));
       } else if (frame.type === "error") {
         this.onFrame(frame);
