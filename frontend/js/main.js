@@ -34,8 +34,7 @@ async function chooseLanguage(code) {
     await post("/api/me/language", { language: code }).catch((err) => toast(err.message, "error"));
     user.language = code;
   }
-  await await setLanguage(browserLanguage());
-route();
+  route();
 }
 
 function drawNav() {
@@ -79,7 +78,6 @@ async function route() {
     if (user && user.language && user.language !== language()) await setLanguage(user.language);
   }
   drawNav();
-  const returnTo = sessionStorage.getItem("stud.returnTo");
   if (!user) {
     if (path !== "/login" && path !== "/register") {
       if (path !== "/") sessionStorage.setItem("stud.returnTo", path + location.search); // an invite's too
@@ -93,6 +91,8 @@ async function route() {
         user = u;
         // the account's language, chosen on an earlier visit, wins over this browser's
         if (u.language && u.language !== language()) await setLanguage(u.language);
+        // read only now: the first visit stored the link above, after this page was chosen
+        const returnTo = sessionStorage.getItem("stud.returnTo");
         sessionStorage.removeItem("stud.returnTo");
         go(returnTo || "/lobby", { replace: true });
       },
