@@ -116,10 +116,11 @@ async function replayer(box, handId, user) {
 
   function draw() {
     const state = emptyState(user.id);
-    state.table = { max_seats: Math.max(8, ...hand.seats.map((s) => s.seat + 1)), variant: hand.variant, host_user_id: null };
+    state.table = { max_seats: Math.max(hand.max_seats ?? 8, ...hand.seats.map((s) => s.seat + 1)), variant: hand.variant, host_user_id: null };
     state.seats = hand.seats.map((s) => ({ ...s, sitting_out: false, auto_post: true, bot: false, leaving: false }));
     const upto = marks[step];
-    for (let i = 0; i < upto; i++) applyEvent(state, { v: i + 1, ...events[i] });
+    // the record's events carry no hand number: the record has it
+    for (let i = 0; i < upto; i++) applyEvent(state, { v: i + 1, ...events[i], ...(events[i].type === "hand_started" ? { number: hand.number } : {}) });
     if (state.hand) state.hand.to_act = null;
     renderFelt(felt, state, { me: null, onSit: () => {} });
     const lines = resultLines(state);

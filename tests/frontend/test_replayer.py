@@ -167,7 +167,12 @@ def test_r24_replayer_shows_each_step_as_the_hands_record_says(
         for player in players:
             register(player, server_url)
         created = create_table(
-            players[0].page, name="Replayed", hand_pause_ms=1000, rake_bps=500, rake_cap=100
+            players[0].page,
+            name="Replayed",
+            hand_pause_ms=1000,
+            rake_bps=500,
+            rake_cap=100,
+            max_seats=6,
         )
         table_id = created["table"]["id"]
         for player in players:
@@ -207,6 +212,9 @@ def test_r24_replayer_shows_each_step_as_the_hands_record_says(
                 page.goto(f"{server_url}/hands/{number}")
                 expect(page.locator(".replayer h2")).to_contain_text(f"Hand #{number}")
                 steps = step_through(page, record)
+                # issue 24: the table as it was (6 seats, not 8), and the hand's number said
+                expect(page.locator(".replay-felt .seat")).to_have_count(6)
+                expect(page.locator(".replay-log li").first).to_contain_text(f"#{number} ·")
                 assert steps >= 2  # before the deal, third street, the end: at the least
                 end = hand_after(record, events)["seats"]
                 backs += sum(seat["cards"].count("??") for seat in end)
