@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.frontend.players import PASSWORD, Player
-from tests.frontend.table_kit import create_table, register
+from tests.frontend.players import PASSWORD, Game, Player, calldown
+from tests.frontend.table_kit import create_table, open_table, register, sit
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -41,3 +41,64 @@ def test_a_deep_link_opened_logged_out_leads_to_the_table_after_logging_in(
     finally:
         host_ctx.close()
         friend_ctx.close()
+
+
+def test_the_muck_button_says_mucked_cards_reach_the_others_histories(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    tag = secrets.token_hex(3)
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 860}) for _ in range(2)]
+    players = [
+        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
+        for name, ctx in zip(("mia", "ned"), contexts, strict=True)
+    ]
+    try:
+        for player in players:
+            register(player, server_url)
+        table_id = create_table(players[0].page, name="Mucked", hand_pause_ms=1000)["table"]["id"]
+        for player in players:
+            open_table(player, server_url, table_id)
+        sit(players[0], 0)
+        sit(players[1], 3)
+        for player, seat in zip(players, (0, 3), strict=True):
+            player.seat = seat
+        seen: list[str] = []
+
+        def at_turn(turn: dict[str, object]) -> None:
+            legal = turn["legal"]
+            assert isinstance(legal, dict)
+            page = next(p for p in players if p.seat == turn["seat"]).page
+            note = page.locator(".action-bar .muck-note")
+            if legal["muck"] and turn["phase"] != "uncontested":
+                expect(note).to_contain_text("other players' hand histories")
+                muck = page.locator('.action-bar button.act[data-action="muck"]')
+                expect(muck).to_have_attribute("aria-describedby", "muck-note")
+                seen.append(str(turn["phase"]))
+            else:
+                expect(note).to_have_count(0)
+
+        game = Game(players)
+        game.play(calldown, None, on_turn=lambda turn: at_turn(turn))
+        assert seen, "no showdown offered a muck"
+        assert not any(p.errors for p in players), [p.errors for p in players]
+    finally:
+        for ctx in contexts:
+            ctx.close()
+
+
+def test_key_hints_use_a_face_where_the_letter_o_is_not_a_zero(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    """The completion key `O` read as `0` in the monospace face of the buttons' key hints."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    me = Player(f"kay{secrets.token_hex(3)}", ctx.new_page(), shots_dir)
+    try:
+        register(me, server_url)
+        face = me.page.evaluate(
+            """() => { const k = document.createElement("kbd"); k.textContent = "O";
+                 document.body.append(k); const f = getComputedStyle(k).fontFamily;
+                 k.remove(); return f; }"""
+        )
+        assert "monospace" not in face and "ui-monospace" not in face, face
+    finally:
+        ctx.close()

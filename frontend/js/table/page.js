@@ -315,7 +315,10 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         const buttons = actionButtons(legal, hand.phase).map((b) => buttonNode(b, act));
         if (pending) buttons.forEach((b) => (b.disabled = true));
         const prompt = hand.phase === "betting" ? t("table.your_turn") : hand.phase === "uncontested" ? t("table.show_uncontested") : t("table.show_or_muck");
-        return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": t("table.seconds_left") })), h("div.buttons", buttons)];
+        // R24: a hand mucked at the showdown still reaches the others' histories; say so here
+        const note = legal.muck && hand.phase !== "uncontested" ? h("p.muck-note", { id: "muck-note" }, t("table.muck_note")) : null;
+        if (note) buttons.filter((b) => b.dataset.action === "muck").forEach((b) => b.setAttribute("aria-describedby", "muck-note"));
+        return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": t("table.seconds_left") })), h("div.buttons", buttons), note];
       }
       if (hand && !hand.over && hand.to_act !== null) return h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
       if (hand && hand.over) return h("p.waiting", state.table?.paused ? t("table.paused") : t("table.next_soon"));
