@@ -102,3 +102,29 @@ def test_key_hints_use_a_face_where_the_letter_o_is_not_a_zero(
         assert "monospace" not in face and "ui-monospace" not in face, face
     finally:
         ctx.close()
+
+
+def test_the_host_dialog_offers_resume_once_the_table_is_paused(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    host = Player(f"hal{secrets.token_hex(3)}", ctx.new_page(), shots_dir)
+    try:
+        register(host, server_url)
+        table_id = create_table(host.page, name="Paused", private=True)["table"]["id"]
+        open_table(host, server_url, table_id)
+        page = host.page
+        page.locator('button[data-cmd="host"]').click()
+        dlg = page.locator("#host-dialog")
+        pause = dlg.locator('button[data-host="pause"]')
+        expect(pause).to_have_text("Pause after this hand")
+        pause.click()
+        expect(pause).to_have_text("Resume dealing")
+        page.wait_for_function("() => window.studDebug.state.table.paused === true")
+        dlg.get_by_role("button", name="Done").click()
+        expect(dlg).to_be_hidden()
+        page.locator('button[data-cmd="host"]').click()
+        expect(dlg.locator('button[data-host="pause"]')).to_have_text("Resume dealing")
+        assert not host.errors, host.errors
+    finally:
+        ctx.close()
