@@ -89,3 +89,11 @@ def test_the_game_names_are_translated(code: str) -> None:
     """Issue 24: "Stud Hi/Lo 8 or better" reached Dutch and German players in English."""
     for key, text in catalogue(code).items():
         assert "or better" not in text.lower() and "eight-or" not in text.lower(), (code, key, text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_error_texts_start_with_a_capital(code: str) -> None:
+    """Issue 24: refusals started lowercase."""
+    for key, text in catalogue(code).items():
+        if key.startswith("error.") and text[:1].isalpha():
+            assert text[0].isupper(), (code, key, text)

@@ -128,3 +128,32 @@ def test_the_host_dialog_offers_resume_once_the_table_is_paused(
         assert not host.errors, host.errors
     finally:
         ctx.close()
+
+
+ERROR_TEXT_JS = """async ([code, message, lang]) => {
+  const i18n = await import("/static/js/i18n.js");
+  const { errorText } = await import("/static/js/api.js");
+  await i18n.setLanguage(lang);
+  return errorText(code, message);
+}"""
+
+
+def test_engine_refusals_reach_each_player_in_their_language(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    me = Player(f"lex{secrets.token_hex(3)}", ctx.new_page(), shots_dir)
+    try:
+        register(me, server_url)
+        why = "You cannot check: $1 to call"
+        said = {
+            lang: me.page.evaluate(ERROR_TEXT_JS, ["illegal_action", why, lang])
+            for lang in ("nl", "de", "en")
+        }
+        assert said == {
+            "nl": "Die zet mag nu niet",
+            "de": "Dieser Zug ist jetzt nicht erlaubt",
+            "en": why,
+        }, said
+    finally:
+        ctx.close()
