@@ -157,3 +157,49 @@ def test_engine_refusals_reach_each_player_in_their_language(
         }, said
     finally:
         ctx.close()
+
+
+HILO_LOG_JS = """async (awards) => {
+  const i18n = await import("/static/js/i18n.js");
+  const m = await import("/static/js/table/model.js");
+  await i18n.setLanguage("en");
+  const s = m.emptyState(null);
+  s.seats = [{ seat: 0, name: "Ann" }, { seat: 3, name: "Bob" }, { seat: 5, name: "Cy" }];
+  let v = 0;
+  const apply = (ev) => m.applyEvent(s, { v: ++v, hand_id: "h1", ...ev });
+  apply({ type: "hand_started", seats: [0, 3, 5], stacks: [1000, 1000, 1000], button: 0,
+          variant: "stud8", number: "7" });
+  const low = awards.some((a) => a[2] === "low") ? "8-6-5-3-2" : null;
+  apply({ type: "hand_shown", seat: 0, cards: ["Ah", "2h"], high: "Flush", low });
+  apply({ type: "hand_shown", seat: 3, cards: ["Kd", "Kc"], high: "One pair", low: null });
+  for (const [seat, amount, share] of awards)
+    apply({ type: "pot_awarded", pot: 0, seat, amount, share });
+  return s.log.filter((e) => e.kind === "win" || e.kind === "info").map((e) => e.text);
+}"""
+
+
+def test_the_log_says_a_hi_lo_scoop_once_and_says_when_there_is_no_low(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    me = Player(f"sky{secrets.token_hex(3)}", ctx.new_page(), shots_dir)
+    try:
+        register(me, server_url)
+        scoop = me.page.evaluate(HILO_LOG_JS, [[0, 300, "high"], [0, 300, "low"]])
+        assert scoop == ["Ann scoops $6 (high and low)"], scoop
+        split = me.page.evaluate(HILO_LOG_JS, [[0, 300, "high"], [3, 300, "low"]])
+        assert split == ["Ann wins $3 (high half)", "Bob wins $3 (low half)"], split
+        tied_low = me.page.evaluate(
+            HILO_LOG_JS, [[0, 300, "high"], [0, 150, "low"], [3, 150, "low"]]
+        )
+        assert tied_low == [
+            "Ann wins $3 (high half)",
+            "Ann wins $1.50 (low half)",
+            "Bob wins $1.50 (low half)",
+        ], tied_low
+        no_low = me.page.evaluate(HILO_LOG_JS, [[3, 600, "whole"]])
+        assert no_low[0] == "Bob wins $6", no_low
+        assert no_low[1].startswith("No low"), no_low
+        assert not me.errors, me.errors
+    finally:
+        ctx.close()
