@@ -203,3 +203,42 @@ def test_the_log_says_a_hi_lo_scoop_once_and_says_when_there_is_no_low(
         assert not me.errors, me.errors
     finally:
         ctx.close()
+
+
+def test_the_last_hand_stays_after_a_reload_and_the_last_hands_open_in_the_replayer(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    tag = secrets.token_hex(3)
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 860}) for _ in range(2)]
+    players = [
+        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
+        for name, ctx in zip(("ola", "pia"), contexts, strict=True)
+    ]
+    try:
+        for player in players:
+            register(player, server_url)
+        table_id = create_table(players[0].page, name="Reloaded", hand_pause_ms=1000)["table"]["id"]
+        for player in players:
+            open_table(player, server_url, table_id)
+        sit(players[0], 0)
+        sit(players[1], 3)
+        for player, seat in zip(players, (0, 3), strict=True):
+            player.seat = seat
+        Game(players).play(calldown, None)
+        page = players[1].page
+        expect(page.locator('button[data-cmd="email-hand"]')).to_be_visible()
+        number = page.evaluate("() => window.studDebug.state.lastHandNumber")
+        page.reload()
+        expect(page.locator(".table-title")).to_be_visible()
+        expect(page.locator('button[data-cmd="email-hand"]')).to_be_visible()
+        page.locator('button[data-cmd="last-hands"]').click()
+        dlg = page.locator("#last-hands-dialog")
+        expect(dlg).to_be_visible()
+        link = dlg.get_by_role("link", name=f"Hand #{number}")
+        expect(link).to_be_visible()
+        link.click()
+        expect(page.locator(".replayer h2")).to_contain_text(f"Hand #{number}")
+        assert not any(p.errors for p in players), [p.errors for p in players]
+    finally:
+        for ctx in contexts:
+            ctx.close()

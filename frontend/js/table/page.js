@@ -172,6 +172,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
       }
       if (state.lastHandNumber) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandNumber)));
+      if (state.lastHandNumber) buttons.push(btn(t("table.last_hands"), "last-hands", lastHands));
       if (invite && host && !state.closed && !directed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
       if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
       buttons.push(btn(t("nav.lobby"), "lobby", () => onLeave()));
@@ -273,6 +274,35 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       ],
       { id: "top-up-dialog" },
     );
+  }
+
+  /** This player's last hands at this table (GET /api/hands): the live log keeps only the
+   * hands since the page opened. Each opens in the replayer. */
+  async function lastHands() {
+    let listed;
+    try {
+      listed = await get(`/api/hands?table_id=${tableId}&limit=10`);
+    } catch (err) {
+      toast(err.message, "error");
+      return;
+    }
+    const rows = listed.hands.map((x) =>
+      h("li", h("a", { href: `/hands/${x.number}`, "data-link": "" }, t("hand.number", { n: x.number })), ` · ${amount(x.net ?? 0)}`),
+    );
+    await dialog(t("table.last_hands"), rows.length ? h("ol.last-hands", rows) : h("p", t("hands.none")), [{ label: t("button.done"), value: null }], { id: "last-hands-dialog" });
+  }
+
+  /** After a reload the last hand is asked of the history: "Email me the last hand" stays. */
+  async function findLastHand() {
+    try {
+      const listed = await get(`/api/hands?table_id=${tableId}&limit=1`);
+      if (state.lastHandNumber === null && listed.hands.length) {
+        state.lastHandNumber = listed.hands[0].number;
+        schedule();
+      }
+    } catch {
+      // no history API or no answer: the button comes with the next hand
+    }
   }
 
   async function emailLastHand(number) {
@@ -435,6 +465,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   window.addEventListener("resize", schedule); // the seats move when the felt turns portrait
   socket.connect();
   render();
+  findLastHand();
 
   return () => {
     clearInterval(ticker);
