@@ -311,3 +311,36 @@ def test_the_felt_after_a_fold_a_win_and_a_player_who_left(
         assert min(r1, r2) <= max(l1, l2) or min(b1, b2) <= max(t1, t2), got
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_phone_lobby_fits_and_a_tables_name_is_the_way_in(
+    server_url: str, browser: Browser, shots_dir: Path, size: tuple[int, int]
+) -> None:
+    """Issue 24: the lobby's Join was off-screen on a phone (a 703 px table in a 372 px box)."""
+    width, height = size
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, is_mobile=True, has_touch=True
+    )
+    me = Player(f"lb{secrets.token_hex(3)}", context.new_page(), shots_dir)
+    try:
+        register(me, server_url)
+        name = f"Public {secrets.token_hex(2)}"
+        table = create_table(me.page, name=name)["table"]
+        me.page.reload()
+        row = me.page.locator(f'.tables tr[data-table="{table["id"]}"]')
+        expect(row).to_be_visible()
+        wide = me.page.evaluate(
+            "() => [document.documentElement.scrollWidth, window.innerWidth,"
+            " document.querySelector('.table-list').scrollWidth,"
+            " document.querySelector('.table-list').clientWidth]"
+        )
+        assert wide[0] <= wide[1] and wide[2] <= wide[3], wide
+        me.shot(f"lobby-{width}x{height}")
+        way_in = row.get_by_role("link", name=name)
+        expect(way_in).to_be_in_viewport()
+        way_in.click()
+        expect(me.page).to_have_url(re.compile(rf"/table/{table['id']}$"))
+        assert not me.errors, me.errors
+    finally:
+        context.close()
