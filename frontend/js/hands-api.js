@@ -1,7 +1,7 @@
 // Hand histories (/api/hands): the hands a player was dealt into, a replayer that
 // steps through a finished hand street by street or action by action (the live table's
-// drawing), the
-// downloads (PokerStars text, PHH), the deal's fairness check, and "Email me this hand".
+// drawing), the downloads (PokerStars text, PHH), the deal's fairness check, and "Email me
+// this hand".
 
 import { get } from "./api.js";
 import { chips, clear, h, toast, variantShort } from "./dom.js";

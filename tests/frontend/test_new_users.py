@@ -242,3 +242,31 @@ def test_the_last_hand_stays_after_a_reload_and_the_last_hands_open_in_the_repla
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_an_invite_opened_logged_out_is_said_on_the_login_page_and_followed_after_it(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    host_ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    friend_ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    host = Player(f"anna{secrets.token_hex(3)}", host_ctx.new_page(), shots_dir)
+    friend = Player(f"fred{secrets.token_hex(3)}", friend_ctx.new_page(), shots_dir)
+    try:
+        register(host, server_url)
+        created = create_table(host.page, name="Invited", private=True)
+        register(friend, server_url)
+        friend.page.locator("#logout").click()
+        page = friend.page
+        page.goto(f"{server_url}/invite/{created['invite']}")
+        form = page.locator("form.auth-form")
+        expect(form).to_be_visible()
+        expect(page.locator(".invite-note")).to_contain_text("You were invited to a table")
+        form.locator('input[name="name"]').fill(friend.name)
+        form.locator('input[name="password"]').fill(PASSWORD)
+        form.locator('button[type="submit"]').click()
+        expect(page).to_have_url(re.compile(rf"/table/{created['table']['id']}$"))
+        expect(page.locator(".table-title")).to_have_text("Invited")
+        assert not friend.errors, friend.errors
+    finally:
+        host_ctx.close()
+        friend_ctx.close()
