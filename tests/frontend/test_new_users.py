@@ -274,3 +274,32 @@ def test_an_invite_opened_logged_out_is_said_on_the_login_page_and_followed_afte
     finally:
         host_ctx.close()
         friend_ctx.close()
+
+
+LEFT_JS = """async () => {
+  const i18n = await import("/static/js/i18n.js");
+  const m = await import("/static/js/table/model.js");
+  await i18n.setLanguage("en");
+  const s = m.emptyState(null);
+  s.seats = [{ seat: 0, name: "Ann" }, { seat: 3, name: "Bob" }];
+  let v = 0;
+  const apply = (ev) => m.applyEvent(s, { v: ++v, hand_id: "h1", ...ev });
+  apply({ type: "hand_started", seats: [0, 3], stacks: [1000, 1000], button: 0,
+          variant: "stud", number: "7" });
+  apply({ type: "seats", seats: [{ seat: 0, name: "Ann" }] });  // Bob left mid-hand
+  apply({ type: "pot_awarded", pot: 0, seat: 3, amount: 300, share: "whole" });
+  return s.log.filter((e) => e.kind === "win").map((e) => e.text);
+}"""
+
+
+def test_a_player_who_left_mid_hand_is_still_named_in_its_result(
+    server_url: str, browser: Browser, shots_dir: Path
+) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    me = Player(f"ren{secrets.token_hex(3)}", ctx.new_page(), shots_dir)
+    try:
+        register(me, server_url)
+        said = me.page.evaluate(LEFT_JS)
+        assert said == ["Bob wins $3"], said
+    finally:
+        ctx.close()

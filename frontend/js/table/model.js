@@ -58,7 +58,9 @@ export function totalPot(hand) {
 
 export function seatName(state, seat) {
   const s = state.seats.find((x) => x.seat === seat);
-  return s ? s.name : t("seat.number", { n: seat + 1 });
+  // a player who left mid-hand is still named by the hand they were dealt into
+  const dealt = state.hand?.names?.[seat];
+  return s ? s.name : dealt ?? t("seat.number", { n: seat + 1 });
 }
 
 export function mySeat(state) {
@@ -345,6 +347,7 @@ export function applyEvent(state, ev) {
         bring_in_seat: null, bank: null,
         commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
       };
+      state.hand.names = Object.fromEntries(state.seats.filter((x) => ev.seats.includes(x.seat)).map((x) => [x.seat, x.name]));
       state.postAnteDue = false;
       state.handsSeen += 1;
       log(state, t("log.new_hand", { n: ev.number ?? "", who: name(ev.button) }), "hand");
