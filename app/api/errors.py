@@ -1,8 +1,9 @@
 """The one error shape of the HTTP API.
 
 Every refusal is an `HTTPException` whose detail is ``{"code": …, "message": …}``, so the
-body is ``{"detail": {"code": "name_taken", "message": "the name 'ann' is taken"}}``:
-`code` is stable for programs, `message` is for people. A request FastAPI cannot read
+body is ``{"detail": {"code": "name_taken", "message": "The name 'ann' is taken"}}``:
+`code` is stable for programs, `message` is for people (a sentence, capitalized by
+`sentence`; one that starts with a field's name keeps it). A request FastAPI cannot read
 (a body that is not JSON, a field of the wrong type) gets the same shape: 422
 ``{"code": "invalid_request", "message": "body.seat: Input should be a valid integer"}``.
 """
@@ -15,12 +16,14 @@ from fastapi.responses import JSONResponse
 
 from app.store.errors import StoreError
 from app.tables import TableError
+from app.wire.events import sentence
 
 
 def api_error(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> HTTPException:
-    return HTTPException(status, {"code": code, "message": message}, headers=headers)
+    detail = {"code": code, "message": sentence(message)}
+    return HTTPException(status, detail, headers=headers)
 
 
 def from_store(exc: StoreError, status: int) -> HTTPException:
@@ -34,7 +37,7 @@ def from_table(exc: TableError, status: int) -> HTTPException:
 async def _unreadable(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
-    message = "the request could not be read"
+    message = "The request could not be read"
     if errors:
         where = ".".join(str(part) for part in errors[0].get("loc", ()))
         message = f"{where}: {errors[0].get('msg', 'invalid')}"

@@ -18,6 +18,8 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.wire.events import sentence
+
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 NOSNIFF = ("X-Content-Type-Options", "nosniff")
 
@@ -75,7 +77,7 @@ class SiteGuard:
 
 def refusal(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse(
-        {"detail": {"code": code, "message": message}},
+        {"detail": {"code": code, "message": sentence(message)}},
         status_code=status,
         headers=dict([NOSNIFF]),
     )

@@ -181,6 +181,7 @@ def _json(row: HandRecord, viewer_seat: int | None, revealed: set[int]) -> dict[
         "number": str(row.number),  # a string, as the table sends it
         "table_id": row.table_id,
         "table_name": row.table_name,
+        "max_seats": row.max_seats,
         "variant": row.variant,
         "rules": row.rules,
         "button": row.button,

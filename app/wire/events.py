@@ -345,6 +345,15 @@ class Ok(ServerEvent):
         return {"type": "ok", "ref": self.ref, "result": self.result}
 
 
+def sentence(message: str) -> str:
+    """A refusal's text for people starts with a capital; one that starts with a name for
+    programs (``small_bet: …``, ``body.seat: …``) is left as it is, as are the codes."""
+    first = message.split(" ", 1)[0]
+    if first.isalpha() and first[:1].islower():  # "name:", "small_bet:" name a field
+        return message[0].upper() + message[1:]
+    return message
+
+
 @dataclass(slots=True)
 class Error(ServerEvent):
     """The answer to a message refused: it changed nothing."""
@@ -356,7 +365,8 @@ class Error(ServerEvent):
     message: str = field(metadata=_doc("in English; amounts in dollars and cents"))
 
     def body(self) -> dict[str, Any]:
-        return {"type": "error", "ref": self.ref, "code": self.code, "message": self.message}
+        message = sentence(self.message)
+        return {"type": "error", "ref": self.ref, "code": self.code, "message": message}
 
 
 @dataclass(slots=True)

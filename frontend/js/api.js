@@ -1,6 +1,6 @@
 // The HTTP API: JSON in and out, the session in the HttpOnly cookie the server sets.
 
-import { has, t } from "./i18n.js";
+import { has, language, t } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -12,6 +12,9 @@ export class ApiError extends Error {
 
 /** A refusal's text: the catalogue's for its code (the server's English otherwise). */
 export function errorText(code, message) {
+  // the engine says why in English (one code for every refusal): English players keep its
+  // words, the others get their own language's
+  if (code === "illegal_action" && language() === "en" && message) return message;
   return has(`error.${code}`) ? t(`error.${code}`) : message || t("error.refused");
 }
 

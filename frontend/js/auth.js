@@ -52,6 +52,8 @@ export function authPage(root, { mode = "login", onDone }) {
       h(
         "div.panel.auth-panel",
         h("h2", isLogin ? t("auth.login") : t("auth.create_title")),
+        // a friend's invite link, opened logged out: the page says where logging in leads
+        (sessionStorage.getItem("stud.returnTo") || "").startsWith("/invite/") ? h("p.invite-note", { role: "note" }, t("auth.invited")) : null,
         form,
         h(
           "p.switch",

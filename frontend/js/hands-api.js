@@ -1,6 +1,7 @@
 // Hand histories (/api/hands): the hands a player was dealt into, a replayer that
-// steps through a finished hand street by street (the same drawing as the live table), the
-// downloads (PokerStars text, PHH), the deal's fairness check, and "Email me this hand".
+// steps through a finished hand street by street or action by action (the live table's
+// drawing), the downloads (PokerStars text, PHH), the deal's fairness check, and "Email me
+// this hand".
 
 import { get } from "./api.js";
 import { chips, clear, h, toast, variantShort } from "./dom.js";
@@ -57,6 +58,8 @@ export async function handsSection(box, user, path, { go }) {
   return () => {};
 }
 
+const ACTS = new Set(["ante_posted", "brought_in", "completed", "bet", "raised", "called", "checked", "folded", "hand_shown", "hand_mucked", "show_declined", "pot_awarded"]);
+
 async function replayer(box, handId, user) {
   let hand;
   try {
@@ -71,11 +74,19 @@ async function replayer(box, handId, user) {
     if (e.type === "street_started" || e.type === "showdown_started") marks.push(i + 1);
   });
   marks.push(events.length);
-  let step = marks.length - 1;
+  // stepping by action too, as PokerStars' and PokerNow's replayers do: each player's act
+  const acts = [];
+  events.forEach((e, i) => {
+    if (ACTS.has(e.type)) acts.push(i + 1);
+  });
+  let upto = events.length; // the events drawn: a street's mark or an action's
+  const streetOf = () => marks.filter((m) => m <= upto).length - 1;
+  const actOf = () => acts.filter((m) => m <= upto).length;
   const felt = h("div.felt.replay-felt", { role: "region", "aria-label": t("hands.replayed") }, h("div.rail"), h("div.center", h("div.center-info")));
   const results = h("div.results.replay-results", { "aria-live": "polite" });
   const log = h("ol.log.replay-log", { "aria-label": t("table.log") });
   const position = h("span.replay-pos", { "aria-live": "polite" });
+  const actPosition = h("span.replay-act", { "aria-live": "polite" });
   const fairness = h("p.fairness", t("fair.checking"));
   const emailStatus = h("span.email-status", { "aria-live": "polite" });
   const nav = (name, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: name } }, t(`replay.${name}`));
@@ -87,11 +98,14 @@ async function replayer(box, handId, user) {
       h("h2", t("hand.number", { n: hand.number }), ` · ${hand.table_name} · `, variantShort(hand.variant)),
       h(
         "div.row",
-        nav("start", () => (step = 0), "Home"),
-        nav("back", () => (step = Math.max(0, step - 1)), "ArrowLeft"),
-        nav("next", () => (step = Math.min(marks.length - 1, step + 1)), "ArrowRight"),
-        nav("end", () => (step = marks.length - 1), "End"),
+        nav("start", () => (upto = 0), "Home"),
+        nav("back", () => (upto = marks[Math.max(0, marks.findLastIndex((m) => m < upto))] ?? 0), "ArrowLeft"),
+        nav("next", () => (upto = marks.find((m) => m > upto) ?? events.length), "ArrowRight"),
+        nav("end", () => (upto = events.length), "End"),
         position,
+        nav("back_action", () => (upto = acts.findLast((m) => m < upto) ?? 0), "Shift+ArrowLeft"),
+        nav("next_action", () => (upto = acts.find((m) => m > upto) ?? events.length), "Shift+ArrowRight"),
+        actPosition,
         dl("pokerstars", t("hands.pokerstars"), "txt"),
         dl("phh", t("hands.phh"), "phh"),
         h("button.btn.small", {
@@ -116,16 +130,17 @@ async function replayer(box, handId, user) {
 
   function draw() {
     const state = emptyState(user.id);
-    state.table = { max_seats: Math.max(8, ...hand.seats.map((s) => s.seat + 1)), variant: hand.variant, host_user_id: null };
+    state.table = { max_seats: Math.max(hand.max_seats ?? 8, ...hand.seats.map((s) => s.seat + 1)), variant: hand.variant, host_user_id: null };
     state.seats = hand.seats.map((s) => ({ ...s, sitting_out: false, auto_post: true, bot: false, leaving: false }));
-    const upto = marks[step];
-    for (let i = 0; i < upto; i++) applyEvent(state, { v: i + 1, ...events[i] });
+    // the record's events carry no hand number: the record has it
+    for (let i = 0; i < upto; i++) applyEvent(state, { v: i + 1, ...events[i], ...(events[i].type === "hand_started" ? { number: hand.number } : {}) });
     if (state.hand) state.hand.to_act = null;
     renderFelt(felt, state, { me: null, onSit: () => {} });
     const lines = resultLines(state);
     clear(results, lines.length ? h("div.result-box", lines.map((l) => h("div.result-line", h("strong", l.text), l.hand ? ` — ${l.hand}` : ""))) : null);
     clear(log, state.log.map((e) => h(`li.log-${e.kind}`, e.text)));
-    position.textContent = t("replay.step", { n: step, of: marks.length - 1 });
+    position.textContent = t("replay.step", { n: streetOf(), of: marks.length - 1 });
+    actPosition.textContent = t("replay.action", { n: actOf(), of: acts.length });
   }
   draw();
   box.scrollIntoView?.({ block: "start", behavior: "smooth" });

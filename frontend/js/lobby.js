@@ -101,7 +101,8 @@ export async function lobbyPage(root, user, { go, tab = "cash" }) {
         h(
           "tr",
           { dataset: { table: x.id } },
-          h("th", { scope: "row" }, x.name, x.paused ? h("span.badge", t("badge.paused")) : null),
+          // the name is a way in too: on a phone the Join column is not shown
+          h("th", { scope: "row" }, h("a.table-name", { href: `/table/${x.id}`, "data-link": "" }, x.name), x.paused ? h("span.badge", t("badge.paused")) : null),
           h("td", variantShort(x.variant)),
           h("td", stakes(x)),
           h("td", chips(x.ante)),

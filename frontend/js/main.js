@@ -34,8 +34,7 @@ async function chooseLanguage(code) {
     await post("/api/me/language", { language: code }).catch((err) => toast(err.message, "error"));
     user.language = code;
   }
-  await await setLanguage(browserLanguage());
-route();
+  route();
 }
 
 function drawNav() {
@@ -87,7 +86,6 @@ async function route() {
     root.focus({ preventScroll: true });
     return;
   }
-  const returnTo = sessionStorage.getItem("stud.returnTo");
   if (!user) {
     if (path !== "/login" && path !== "/register") {
       if (path !== "/") sessionStorage.setItem("stud.returnTo", path + location.search); // an invite's too
@@ -101,6 +99,8 @@ async function route() {
         user = u;
         // the account's language, chosen on an earlier visit, wins over this browser's
         if (u.language && u.language !== language()) await setLanguage(u.language);
+        // read only now: the first visit stored the link above, after this page was chosen
+        const returnTo = sessionStorage.getItem("stud.returnTo");
         sessionStorage.removeItem("stud.returnTo");
         go(returnTo || "/lobby", { replace: true });
       },

@@ -82,3 +82,18 @@ def test_each_mail_catalogue_has_every_english_text(code: str) -> None:
     assert set(other) == set(english)
     for key, text in english.items():
         assert set(PLACE.findall(other[key])) == set(PLACE.findall(text)), (code, key)
+
+
+@pytest.mark.parametrize("code", ["nl", "de"])
+def test_the_game_names_are_translated(code: str) -> None:
+    """Issue 24: "Stud Hi/Lo 8 or better" reached Dutch and German players in English."""
+    for key, text in catalogue(code).items():
+        assert "or better" not in text.lower() and "eight-or" not in text.lower(), (code, key, text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_error_texts_start_with_a_capital(code: str) -> None:
+    """Issue 24: refusals started lowercase."""
+    for key, text in catalogue(code).items():
+        if key.startswith("error.") and text[:1].isalpha():
+            assert text[0].isupper(), (code, key, text)

@@ -80,11 +80,11 @@ RESUMED_LINES = {
     " des Servers war nicht erreichbar); es geht mit voller Bedenkzeit weiter.",
 }
 REFUSALS = {
-    "en": "the table is waiting for its connection to come back, so your action was not taken:"
+    "en": "The table is waiting for its connection to come back, so your action was not taken:"
     " try again in a moment",
-    "nl": "de tafel wacht tot de verbinding terug is, dus je actie is niet uitgevoerd: probeer"
+    "nl": "De tafel wacht tot de verbinding terug is, dus je actie is niet uitgevoerd: probeer"
     " het zo weer",
-    "de": "der Tisch wartet, bis seine Verbindung zurück ist; deine Aktion wurde nicht"
+    "de": "Der Tisch wartet, bis seine Verbindung zurück ist; deine Aktion wurde nicht"
     " ausgeführt: versuch es gleich noch einmal",
 }
 

@@ -78,7 +78,7 @@ def join_by_invite(player: Player, link: str) -> None:
     dlg = page.locator("#password-dialog")
     dlg.get_by_label("Table password").fill("not it")
     dlg.get_by_role("button", name="Join").click()
-    expect(dlg.locator(".form-error")).to_contain_text("wrong table password")
+    expect(dlg.locator(".form-error")).to_contain_text("Wrong table password")
     dlg.get_by_label("Table password").fill(TABLE_PASSWORD)
     dlg.get_by_role("button", name="Join").click()
     expect(page.locator(".table-title")).to_have_text("Friday Stud")

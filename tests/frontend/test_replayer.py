@@ -154,6 +154,31 @@ def step_through(page: Page, record: dict[str, Any]) -> int:
     return last
 
 
+ACT_EVENTS = {
+    "ante_posted", "brought_in", "completed", "bet", "raised", "called", "checked", "folded",
+    "hand_shown", "hand_mucked", "show_declined", "pot_awarded",
+}  # fmt: skip
+
+
+def step_by_action(page: Page, record: dict[str, Any]) -> int:
+    """Step the open replayer action by action (issue 24: it stepped by street only),
+    comparing each step with the record; the number of actions."""
+    events = record["events"]
+    acts = [i + 1 for i, e in enumerate(events) if e["type"] in ACT_EVENTS]
+    replayer = page.locator(".replayer")
+    position = replayer.locator(".replay-act")
+    replayer.locator('button[data-replay="start"]').click()
+    expect(position).to_have_text(f"Action 0 of {len(acts)}")
+    for n, mark in enumerate(acts, start=1):
+        replayer.locator('button[data-replay="next_action"]').click()
+        expect(position).to_have_text(f"Action {n} of {len(acts)}")
+        got = page.evaluate(FELT_JS)
+        assert got == hand_after(record, events[:mark]), (n, events[:mark])
+    replayer.locator('button[data-replay="back_action"]').click()
+    expect(position).to_have_text(f"Action {len(acts) - 1} of {len(acts)}")
+    return len(acts)
+
+
 def test_r24_replayer_shows_each_step_as_the_hands_record_says(
     server_url: str, browser: Browser, shots_dir: Path
 ) -> None:
@@ -167,7 +192,12 @@ def test_r24_replayer_shows_each_step_as_the_hands_record_says(
         for player in players:
             register(player, server_url)
         created = create_table(
-            players[0].page, name="Replayed", hand_pause_ms=1000, rake_bps=500, rake_cap=100
+            players[0].page,
+            name="Replayed",
+            hand_pause_ms=1000,
+            rake_bps=500,
+            rake_cap=100,
+            max_seats=6,
         )
         table_id = created["table"]["id"]
         for player in players:
@@ -207,6 +237,10 @@ def test_r24_replayer_shows_each_step_as_the_hands_record_says(
                 page.goto(f"{server_url}/hands/{number}")
                 expect(page.locator(".replayer h2")).to_contain_text(f"Hand #{number}")
                 steps = step_through(page, record)
+                assert step_by_action(page, record) > steps
+                # issue 24: the table as it was (6 seats, not 8), and the hand's number said
+                expect(page.locator(".replay-felt .seat")).to_have_count(6)
+                expect(page.locator(".replay-log li").first).to_contain_text(f"#{number} ·")
                 assert steps >= 2  # before the deal, third street, the end: at the least
                 end = hand_after(record, events)["seats"]
                 backs += sum(seat["cards"].count("??") for seat in end)

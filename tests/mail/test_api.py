@@ -119,7 +119,7 @@ async def test_verify_by_the_emailed_link_then_the_hand_arrives(
         reply = await client.post("/api/mail/hands", json={"hand_number": hand}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (403, "email_not_verified")
-        assert "verify your email address ann@example.com first" in message
+        assert "Verify your email address ann@example.com first" in message
 
         reply = await client.post("/api/mail/verification", headers=ann)
         assert reply.status_code == 202 and reply.json()["request"]["kind"] == "verify"
@@ -190,7 +190,7 @@ async def test_refusals_are_clear(settings: Settings, smtp: SmtpSink) -> None:
                 await client.post("/api/mail/hands", json={"hand_number": hand}, headers=ann)
             )
             assert (status, code) == (403, "not_dealt_in")
-            assert f"you were not dealt into hand #{hand}" in message
+            assert f"You were not dealt into hand #{hand}" in message
         status, code, _ = refusal(
             await client.post("/api/mail/hands", json={"hand_numbers": [anns, bobs]}, headers=ann)
         )
@@ -218,7 +218,7 @@ async def test_refusals_are_clear(settings: Settings, smtp: SmtpSink) -> None:
         reply = await client.post("/api/mail/hands", json={"hand_number": anns}, headers=ann)
         status, code, message = refusal(reply)
         assert (status, code) == (429, "rate_limited")
-        assert "you may ask for 3 hand-history emails an hour; try again in" in message
+        assert "You may ask for 3 hand-history emails an hour; try again in" in message
         assert 3000 < int(reply.headers["Retry-After"]) <= 3600
         # bob's own limit is untouched, and only his hands are his
         reply = await client.post("/api/mail/hands", json={"last": 10}, headers=bob)

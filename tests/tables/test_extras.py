@@ -193,7 +193,7 @@ async def test_r25_a_top_up_the_balance_cannot_pay_is_refused_during_a_hand_too(
     over = await ann.call({"type": "top_up", "amount": 400, "request_id": "q2"})
     assert over["type"] == "error" and over["code"] == "insufficient_funds", over
     assert over["message"] == (
-        "not enough chips: your balance holds $7, $8 needed with the top-ups already queued"
+        "Not enough chips: your balance holds $7, $8 needed with the top-ups already queued"
     )
     last = await ann.call({"type": "top_up", "amount": 300, "request_id": "q3"})
     assert last["result"] == {"queued": True, "stack": BUY_IN}

@@ -88,15 +88,15 @@ async def test_every_refusal_at_a_one_two_table_shows_dollars_and_cents(live: Li
     for what, refusal in refusals.items():
         assert set(refusal) >= {"code", "message"}, (what, refusal)
         assert in_dollars(refusal["message"]), (what, refusal["message"])
-    assert refusals["too small"]["message"] == "the minimum buy-in here is $10 (ten small bets)"
-    assert refusals["too large"]["message"] == "the maximum buy-in here is $50"
-    assert refusals["balance"]["message"] == "not enough chips: your balance holds $15, $30 needed"
-    assert refusals["top-up"]["message"] == "a stack may hold at most $50 here"
+    assert refusals["too small"]["message"] == "The minimum buy-in here is $10 (ten small bets)"
+    assert refusals["too large"]["message"] == "The maximum buy-in here is $50"
+    assert refusals["balance"]["message"] == "Not enough chips: your balance holds $15, $30 needed"
+    assert refusals["top-up"]["message"] == "A stack may hold at most $50 here"
     assert refusals["daily top-up"]["message"] == (
-        "the daily top-up is for players with less than $20; you have $850"  # with her stack
+        "The daily top-up is for players with less than $20; you have $850"  # with her stack
     )
     assert refusals["settings"]["message"] == (
-        "the maximum buy-in must be at least the minimum ($10)"
+        "The maximum buy-in must be at least the minimum ($10)"
     )
     assert refusals["stakes"]["message"] == "small_bet: at most $10,000,000,000"
     # nothing changed: the refused buy-ins and top-up moved no chips

@@ -131,7 +131,7 @@ async def test_r26_a_wrong_level_table_is_refused_and_changes_nothing(server: Se
     unstarted = await stored(server, tid)
     r = await edit(server, host, tid, down)
     assert r.status_code == 422 and r.json()["detail"]["code"] == "invalid_levels"
-    assert "level 2" in r.json()["detail"]["message"]  # numbered in the whole table
+    assert "level 2" in r.json()["detail"]["message"].lower()  # numbered in the whole table
     assert await stored(server, tid) == unstarted
     await server.bots(tid, 3)
     director = await server.start(tid)

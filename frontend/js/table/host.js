@@ -59,16 +59,25 @@ export async function hostDialog(table, state, command) {
     h("button.btn.small", { type: "button", dataset: { host: "bots" }, onclick: seatBots }, t("host.seat_bots")),
   );
   drawPlayers();
+  // the label follows the table as it is now (a pause answered, or one set elsewhere)
+  let paused = !!(state.table?.paused ?? table.paused);
+  const pauseButton = h("button.btn.small", {
+    type: "button",
+    dataset: { host: "pause" },
+    onclick: async () => {
+      const r = await run({ type: "host_pause", paused: !paused }, (x) => (x.paused ? t("host.paused") : t("host.resumed")));
+      if (r) {
+        paused = !!r.paused;
+        pauseButton.textContent = paused ? t("host.resume") : t("host.pause");
+      }
+    },
+  }, paused ? t("host.resume") : t("host.pause"));
   const quick = h(
     "div.host-quick",
     h("h3", t("host.table")),
     h(
       "div.row",
-      h("button.btn.small", {
-        type: "button",
-        dataset: { host: "pause" },
-        onclick: () => run({ type: "host_pause", paused: !table.paused }, (r) => (r.paused ? t("host.paused") : t("host.resumed"))),
-      }, table.paused ? t("host.resume") : t("host.pause")),
+      pauseButton,
     ),
     h("h3", t("host.players")),
     h("div.row", field(t("host.remove"), removeSel), h("button.btn.small", {

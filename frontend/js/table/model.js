@@ -58,7 +58,9 @@ export function totalPot(hand) {
 
 export function seatName(state, seat) {
   const s = state.seats.find((x) => x.seat === seat);
-  return s ? s.name : t("seat.number", { n: seat + 1 });
+  // a player who left mid-hand is still named by the hand they were dealt into
+  const dealt = state.hand?.names?.[seat];
+  return s ? s.name : dealt ?? t("seat.number", { n: seat + 1 });
 }
 
 export function mySeat(state) {
@@ -345,6 +347,7 @@ export function applyEvent(state, ev) {
         bring_in_seat: null, bank: null,
         commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
       };
+      state.hand.names = Object.fromEntries(state.seats.filter((x) => ev.seats.includes(x.seat)).map((x) => [x.seat, x.name]));
       state.postAnteDue = false;
       state.handsSeen += 1;
       log(state, t("log.new_hand", { n: ev.number ?? "", who: name(ev.button) }), "hand");
@@ -468,8 +471,31 @@ export function applyEvent(state, ev) {
         }
         hand.awards.push({ pot: ev.pot, seat: ev.seat, amount: ev.amount, share: ev.share });
         const which = hand.pots.length > 1 ? (ev.pot === 0 ? "main" : "side") : "pot";
-        const half = ev.share === "high" || ev.share === "low" ? `.${ev.share}` : "";
-        log(state, t(`log.wins.${which}${half}`, { who: name(ev.seat), amount: chips(ev.amount), n: ev.pot }), "win", ev.seat);
+        const line = (a) => t(`log.wins.${which}${a.share === "high" || a.share === "low" ? `.${a.share}` : ""}`, { who: name(a.seat), amount: chips(a.amount), n: a.pot });
+        const last = state.log[state.log.length - 1];
+        const award = hand.awards[hand.awards.length - 1];
+        if (ev.share === "low" && last?.award?.share === "high" && last.award.pot === ev.pot && last.award.seat === ev.seat && !hand.awards.some((a) => a !== last.award && a.pot === ev.pot && a.share === "high" && a.seat !== ev.seat)) {
+          // one player takes both halves: a scoop, said once (a second low winner, a tie, unsays it)
+          last.text = t(`log.scoops.${which}`, { who: name(ev.seat), amount: chips(last.award.amount + ev.amount), n: ev.pot });
+          last.award = { ...award, scoop: last.award };
+          state.logReset += 1;
+        } else if (ev.share === "low" && last?.award?.scoop && last.award.pot === ev.pot) {
+          last.text = line(last.award.scoop);
+          last.award = last.award.scoop;
+          state.logReset += 1;
+          log(state, line(hand.awards[hand.awards.length - 2]), "win", hand.awards[hand.awards.length - 2].seat);
+          log(state, line(award), "win", ev.seat);
+          state.log[state.log.length - 1].award = award;
+        } else {
+          log(state, line(award), "win", ev.seat);
+          state.log[state.log.length - 1].award = award;
+        }
+        // Stud Hi/Lo: a showdown pot taken whole means no hand made an eight-or-better low
+        const shown = Object.values(hand.players).filter((x) => x.shown);
+        if (hand.variant === "stud8" && ev.share === "whole" && shown.length > 1 && !shown.some((x) => x.low) && !hand.noLowSaid) {
+          hand.noLowSaid = true;
+          log(state, t("log.no_low"), "info");
+        }
       }
       break;
     case "hand_ended":

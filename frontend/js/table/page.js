@@ -259,6 +259,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
       }
       if (state.lastHandNumber) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandNumber)));
+      if (state.lastHandNumber) buttons.push(btn(t("table.last_hands"), "last-hands", lastHands));
       if (invite && host && !state.closed && !directed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
       if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
       buttons.push(btn(t("nav.lobby"), "lobby", () => onLeave()));
@@ -362,6 +363,35 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     );
   }
 
+  /** This player's last hands at this table (GET /api/hands): the live log keeps only the
+   * hands since the page opened. Each opens in the replayer. */
+  async function lastHands() {
+    let listed;
+    try {
+      listed = await get(`/api/hands?table_id=${tableId}&limit=10`);
+    } catch (err) {
+      toast(err.message, "error");
+      return;
+    }
+    const rows = listed.hands.map((x) =>
+      h("li", h("a", { href: `/hands/${x.number}`, "data-link": "" }, t("hand.number", { n: x.number })), ` · ${amount(x.net ?? 0)}`),
+    );
+    await dialog(t("table.last_hands"), rows.length ? h("ol.last-hands", rows) : h("p", t("hands.none")), [{ label: t("button.done"), value: null }], { id: "last-hands-dialog" });
+  }
+
+  /** After a reload the last hand is asked of the history: "Email me the last hand" stays. */
+  async function findLastHand() {
+    try {
+      const listed = await get(`/api/hands?table_id=${tableId}&limit=1`);
+      if (state.lastHandNumber === null && listed.hands.length) {
+        state.lastHandNumber = listed.hands[0].number;
+        schedule();
+      }
+    } catch {
+      // no history API or no answer: the button comes with the next hand
+    }
+  }
+
   async function emailLastHand(number) {
     try {
       const r = await emailHand(number);
@@ -402,7 +432,10 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         const buttons = actionButtons(legal, hand.phase).map((b) => buttonNode(b, act));
         if (pending) buttons.forEach((b) => (b.disabled = true));
         const prompt = hand.phase === "betting" ? t("table.your_turn") : hand.phase === "uncontested" ? t("table.show_uncontested") : t("table.show_or_muck");
-        return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": t("table.seconds_left") })), h("div.buttons", buttons)];
+        // R24: a hand mucked at the showdown still reaches the others' histories; say so here
+        const note = legal.muck && hand.phase !== "uncontested" ? h("p.muck-note", { id: "muck-note" }, t("table.muck_note")) : null;
+        if (note) buttons.filter((b) => b.dataset.action === "muck").forEach((b) => b.setAttribute("aria-describedby", "muck-note"));
+        return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": t("table.seconds_left") })), h("div.buttons", buttons), note];
       }
       if (hand && !hand.over && hand.to_act !== null) return h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
       if (hand && hand.over) return h("p.waiting", state.table?.paused ? t("table.paused") : t("table.next_soon"));
@@ -520,6 +553,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   window.addEventListener("resize", schedule); // the seats move when the felt turns portrait
   socket.connect();
   render();
+  findLastHand();
 
   return () => {
     clearInterval(ticker);
