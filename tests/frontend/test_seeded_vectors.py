@@ -24,7 +24,7 @@ def page(browser: Browser, server_url: str) -> Any:
     page = context.new_page()
     page.goto(f"{server_url}/login")  # the client's catalogue is loaded for the check's words
     page.wait_for_function(
-        "document.documentElement.lang === 'en' && !!document.querySelector('form')"
+        "() => document.documentElement.lang === 'en' && !!document.querySelector('form')"
     )
     yield page
     context.close()
