@@ -11,7 +11,11 @@ import pytest
 from fastapi import FastAPI
 
 from app.config import Settings
+from app.fanout import create_fanout
 from app.main import create_app
+from app.store.db import Database
+from app.tables import FakeClock
+from tests.tables.live import Live, live_server
 
 
 def make_settings(database_url: str, data_dir: Path) -> Settings:
@@ -52,3 +56,14 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
+
+
+@pytest.fixture
+async def live(db: Database) -> AsyncIterator[Live]:
+    """Tables played over real sockets (tests/tables/live.py) on the test's database."""
+    fanout = create_fanout("memory://")
+    try:
+        async with live_server(db, fanout, FakeClock()) as server:
+            yield server
+    finally:
+        await fanout.close()

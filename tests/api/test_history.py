@@ -4,27 +4,10 @@ were not dealt into answers 404 like one that does not exist."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
-from app.fanout import create_fanout
-from app.store.db import Database
-from app.tables import FakeClock
 from app.tables import messages as m
 from tests import asks
 from tests.store.hands_play import play_hands
-from tests.tables.live import Live, live_server
-
-
-@pytest.fixture
-async def live(db: Database) -> AsyncIterator[Live]:
-    fanout = create_fanout("memory://")
-    try:
-        async with live_server(db, fanout, FakeClock()) as server:
-            yield server
-    finally:
-        await fanout.close()
+from tests.tables.live import Live
 
 
 async def _table(live: Live, users: list[tuple[int, str]], variant: str) -> int:

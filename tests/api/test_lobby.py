@@ -3,32 +3,18 @@ from `app.state` through `app.api.deps`, and every refusal is `{code, message}`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from sqlalchemy import select
 
-from app.fanout import create_fanout
 from app.store.db import Database
 from app.store.models import PokerTable, User
-from app.tables import FakeClock
 from tests.api.conftest import make_settings
 from tests.api.test_accounts import login, register
 from tests.api.test_site_guard import running
-from tests.tables.live import Live, live_server
-
-
-@pytest.fixture
-async def live(db: Database) -> AsyncIterator[Live]:
-    fanout = create_fanout("memory://")
-    try:
-        async with live_server(db, fanout, FakeClock()) as server:
-            yield server
-    finally:
-        await fanout.close()
+from tests.tables.live import Live
 
 
 def refusal(response: httpx.Response) -> tuple[int, str]:

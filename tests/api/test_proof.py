@@ -3,29 +3,13 @@ to check the seeded-v2 deal (R39), nothing the table did not show everyone."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
 from app.cli.verify import check_public
-from app.fanout import create_fanout
 from app.store import hands
 from app.store.db import Database
-from app.tables import FakeClock
 from app.tables import messages as m
 from tests import asks
 from tests.store.hands_play import play_hands
-from tests.tables.live import Live, live_server
-
-
-@pytest.fixture
-async def live(db: Database) -> AsyncIterator[Live]:
-    fanout = create_fanout("memory://")
-    try:
-        async with live_server(db, fanout, FakeClock()) as server:
-            yield server
-    finally:
-        await fanout.close()
+from tests.tables.live import Live
 
 
 async def test_r39_anyone_reads_a_finished_hands_public_proof_and_it_checks(

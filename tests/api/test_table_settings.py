@@ -4,16 +4,13 @@ wrong value is refused with `invalid_settings` naming the field, and changes not
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from app.api import ws as ws_module
-from app.fanout import BaseFanout, create_fanout
-from app.store.db import Database
-from app.tables import FakeClock, TableSettings
-from tests.tables.live import Client, Live, live_server
+from app.tables import TableSettings
+from tests.tables.live import Client, Live
 
 # Every field with values of the wrong type or out of its range: fractions where a whole
 # number belongs, numbers as text, booleans as numbers, null where null means nothing.
@@ -44,16 +41,6 @@ BASE = {"name": "Strict", "small_bet": 100, "ante": 10}
 
 def test_every_setting_has_wrong_values_to_try() -> None:
     assert set(WRONG) == set(TableSettings.model_fields)
-
-
-@pytest.fixture
-async def live(db: Database) -> AsyncIterator[Live]:
-    fanout: BaseFanout = create_fanout("memory://")
-    try:
-        async with live_server(db, fanout, FakeClock()) as server:
-            yield server
-    finally:
-        await fanout.close()
 
 
 def refusal_of(field: str, value: Any, detail: dict[str, Any]) -> None:
