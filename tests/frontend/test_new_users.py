@@ -7,12 +7,36 @@ import secrets
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, BrowserContext, expect
 
 from tests.frontend.players import PASSWORD, Game, Player, calldown
 from tests.frontend.table_kit import create_table, open_table, register, sit
 
 pytestmark = pytest.mark.xdist_group("browser")
+
+
+def heads_up(
+    contexts: list[BrowserContext],
+    names: tuple[str, str],
+    table: str,
+    server_url: str,
+    shots_dir: Path,
+) -> list[Player]:
+    """Two new players (one per context) seated at 0 and 3 of a new table the first made."""
+    tag = secrets.token_hex(3)
+    players = [
+        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
+        for name, ctx in zip(names, contexts, strict=True)
+    ]
+    for player in players:
+        register(player, server_url)
+    table_id = create_table(players[0].page, name=table, hand_pause_ms=1000)["table"]["id"]
+    for player in players:
+        open_table(player, server_url, table_id)
+    for player, seat in zip(players, (0, 3), strict=True):
+        sit(player, seat)
+        player.seat = seat
+    return players
 
 
 def test_a_deep_link_opened_logged_out_leads_to_the_table_after_logging_in(
@@ -46,22 +70,9 @@ def test_a_deep_link_opened_logged_out_leads_to_the_table_after_logging_in(
 def test_the_muck_button_says_mucked_cards_reach_the_others_histories(
     server_url: str, browser: Browser, shots_dir: Path
 ) -> None:
-    tag = secrets.token_hex(3)
     contexts = [browser.new_context(viewport={"width": 1280, "height": 860}) for _ in range(2)]
-    players = [
-        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
-        for name, ctx in zip(("mia", "ned"), contexts, strict=True)
-    ]
     try:
-        for player in players:
-            register(player, server_url)
-        table_id = create_table(players[0].page, name="Mucked", hand_pause_ms=1000)["table"]["id"]
-        for player in players:
-            open_table(player, server_url, table_id)
-        sit(players[0], 0)
-        sit(players[1], 3)
-        for player, seat in zip(players, (0, 3), strict=True):
-            player.seat = seat
+        players = heads_up(contexts, ("mia", "ned"), "Mucked", server_url, shots_dir)
         seen: list[str] = []
 
         def at_turn(turn: dict[str, object]) -> None:
@@ -212,22 +223,9 @@ def test_the_log_says_a_hi_lo_scoop_once_and_says_when_there_is_no_low(
 def test_the_last_hand_stays_after_a_reload_and_the_last_hands_open_in_the_replayer(
     server_url: str, browser: Browser, shots_dir: Path
 ) -> None:
-    tag = secrets.token_hex(3)
     contexts = [browser.new_context(viewport={"width": 1280, "height": 860}) for _ in range(2)]
-    players = [
-        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
-        for name, ctx in zip(("ola", "pia"), contexts, strict=True)
-    ]
     try:
-        for player in players:
-            register(player, server_url)
-        table_id = create_table(players[0].page, name="Reloaded", hand_pause_ms=1000)["table"]["id"]
-        for player in players:
-            open_table(player, server_url, table_id)
-        sit(players[0], 0)
-        sit(players[1], 3)
-        for player, seat in zip(players, (0, 3), strict=True):
-            player.seat = seat
+        players = heads_up(contexts, ("ola", "pia"), "Reloaded", server_url, shots_dir)
         Game(players).play(calldown, None)
         page = players[1].page
         expect(page.locator('button[data-cmd="email-hand"]')).to_be_visible()
