@@ -91,7 +91,9 @@ class SitMsg(ClientMessage):
     """Buy in and sit; at least 10 small bets (R3), at most `max_buy_in` and your balance.
     `request_id` makes a retried buy-in move chips once: a repeat is answered with the first
     answer and changes nothing; the same id with another seat or amount (or on a `top_up`)
-    is refused, `request_id_reused`"""
+    is refused, `request_id_reused`. At a private table whose host approves seats (R43) it
+    waits for the host: `result: {"waiting": true, "request", "seat", "stack": 0}`, and
+    nothing moves until the host says yes (`seat_answer`)"""
 
     type: Literal["sit"]
     seat: Seat
@@ -247,9 +249,11 @@ class SeatWithdrawMsg(ClientMessage):
 
 class HostSeatAnswerMsg(ClientMessage):
     """Host only (R43): yes or no to a waiting seat request (its `request` from
-    `seat_requests`). Yes posts the buy-in and seats the player, or is refused if the seat
-    was taken meanwhile (`seat_taken`, the request dropped); no changes nothing.
-    A request no longer waiting (answered, withdrawn, never made): `no_such_request`"""
+    `seat_requests`). Yes posts the buy-in and seats the player (`result: {"approved": true,
+    "seat", "stack"}`; a refusal of the ledger's, as `insufficient_funds`, ends the request:
+    `{"approved": false, "reason", "message"}`); no changes nothing. A request no longer
+    waiting (answered, withdrawn, its seat taken meanwhile, never made): `no_such_request`,
+    saying which"""
 
     type: Literal["host_seat_answer"]
     request: Annotated[
