@@ -464,8 +464,9 @@ class TimeBank(ServerEvent):
 @dataclass(slots=True)
 class SeatRequests(ServerEvent):
     """R43: the seat requests waiting for the host's answer, each `{request, user_id, name,
-    seat, amount, min_buy_in, max_buy_in}` (the player's limits now): to the host every one, to a requester their own (none once it is
-    answered or withdrawn). Sent when they change, and in the snapshot."""
+    seat, amount, min_buy_in, max_buy_in}` (the player's limits now): to the host every one,
+    to a requester their own (none once it is answered or withdrawn). Sent when they change,
+    and in the snapshot."""
 
     type: ClassVar[str] = "seat_requests"
     audience: ClassVar[Audience] = "user"

@@ -115,8 +115,8 @@ async def test_r43_a_seat_waits_for_the_hosts_yes_and_the_buy_in_moves_only_then
     snap = next(f for f in nosy.frames if f.get("type") == "snapshot")
     assert snap["seat_requests"] == []
     async with live.db.transaction() as s:
-        second = await accounts.open_session(s, stage.host.user_id, lifetime=timedelta(days=1))
-    again = await Client.open(live, stage.table_id, second.token, stage.host.user_id)
+        login = await accounts.open_session(s, stage.host.user_id, lifetime=timedelta(days=1))
+    again = await Client.open(live, stage.table_id, login.token, stage.host.user_id)
     snap = next(f for f in again.frames if f.get("type") == "snapshot")
     assert [r["request"] for r in snap["seat_requests"]] == [request]
 

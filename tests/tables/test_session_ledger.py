@@ -54,6 +54,7 @@ async def expected_from_rows(db: Database, table_id: int, top_up_keys: set[str])
             .where(LedgerTransaction.id.in_(at_table), LedgerAccount.kind == "player")
         )
         for kind, key, user, amount in rows:
+            assert user is not None  # a player's account
             if kind == TxKind.CASH_OUT:
                 totals[user]["cash_outs"] += amount
             elif key.split(":")[-1] in top_up_keys:
