@@ -118,8 +118,13 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         socket.resync(); // a gap: ask for what is missing
         return;
       }
+      const before = state.seatRequests.map((r) => r.request);
       applyEvent(state, frame);
       collect(frame);
+      if (frame.type === "seat_requests" && isHost(state)) {
+        // the host hears of a new request even with the host dialog closed
+        for (const r of frame.requests) if (!before.includes(r.request)) toast(t("approval.new", { name: r.name, n: r.seat + 1, amount: chips(r.amount) }));
+      }
       if (frame.type === "seat_answer") seatAnswered(frame);
       if (frame.type === "seat_requests" || frame.type === "seats") for (const follow of followers) follow();
       keeper.seated(mySeat(state));
