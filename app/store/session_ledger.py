@@ -9,7 +9,9 @@ For each player who moved chips there:
 - top-ups: the `buy_in` postings that added to their stack (the request named none);
 - cash-outs: the `cash_out` postings (leaving, a removal, the table's close);
 - stack now: their seat's stack as the ledger holds it (`seats`, which every chip move and
-  every recorded hand changes with the escrow; a hand still being played is not in it);
+  every recorded hand changes with the escrow; a hand still being played is not in it),
+  and whether the table's own stored stacks say the same (`table_agrees`, as `ledger check`
+  compares them);
 - net: cash-outs plus the stack now, less buy-ins and top-ups.
 
 Which kind of request a `buy_in` posting answered is its memo's statement of the request
@@ -35,6 +37,7 @@ from app.store.models import (
     LedgerAccount,
     LedgerEntry,
     LedgerTransaction,
+    PokerTable,
     Seat,
     TxKind,
     User,
@@ -77,6 +80,9 @@ class SessionLedger:
     rake: int = 0  # paid by the table's hands to the house
     escrow: int = 0  # the table's escrow balance: the stacks now, together
     postings: int = 0  # the ledger transactions read
+    # the table's own stored stacks are the ledger's seats (`ledger check`'s invariant 5);
+    # None: an open table that stored none yet, or a closed one (its seats all cashed out)
+    table_agrees: bool | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -92,6 +98,7 @@ class SessionLedger:
             "rake": self.rake,
             "escrow": self.escrow,
             "postings": self.postings,
+            "table_agrees": self.table_agrees,
         }
 
     def csv(self) -> str:
@@ -165,10 +172,19 @@ async def read_session(session: AsyncSession, table_id: int) -> SessionLedger:
         else:  # the ledger moves an escrow only with its seats: anything else is a fault
             raise LedgerError(f"transaction {tx_id} ({kind}) moves the table's escrow")
     ledger.postings = len(seen)
-    for user_id, stack in await session.execute(
-        select(Seat.user_id, Seat.stack).where(Seat.table_id == table_id)
+    seats: dict[str, list[int]] = {}
+    for seat_no, user_id, stack in await session.execute(
+        select(Seat.seat_no, Seat.user_id, Seat.stack).where(Seat.table_id == table_id)
     ):
         line(user_id).stack, line(user_id).seated = stack, True
+        seats[str(seat_no)] = [user_id, stack]
+    status, view = (
+        await session.execute(
+            select(PokerTable.status, PokerTable.stacks).where(PokerTable.id == table_id)
+        )
+    ).one()
+    if status == "open" and isinstance(view, dict):
+        ledger.table_agrees = view == seats
     if lines:
         found = await session.execute(select(User.id, User.name).where(User.id.in_(list(lines))))
         for user_id, name in found:

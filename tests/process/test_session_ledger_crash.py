@@ -134,6 +134,7 @@ async def test_after_buy_ins_top_ups_cash_outs_and_kill_9_the_hosts_ledger_is_th
                 body = (await http.get(f"/api/tables/{table_id}/ledger")).json()
                 text = (await http.get(f"/api/tables/{table_id}/ledger.csv")).text
             assert shown(body) == expected
+            assert body["table_agrees"] is True  # the table's stored stacks, the ledger's seats
             anna_id, bob_id = users[1][0], users[2][0]
             assert expected[anna_id]["buy_ins"] == 3500 and expected[anna_id]["cash_outs"] > 0
             assert expected[bob_id]["top_ups"] == 700

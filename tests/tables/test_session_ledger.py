@@ -112,6 +112,7 @@ async def test_the_session_ledger_is_the_chip_ledgers_rows_and_only_the_host_rea
         csv_r = await http.get(f"/api/tables/{table_id}/ledger.csv")
     expected = await expected_from_rows(live.db, table_id, {"t1"})
     assert shown(body) == expected
+    assert body["table_agrees"] is True  # the table's stored stacks are the ledger's seats
     assert expected[anna_id]["buy_ins"] == 3500 and expected[anna_id]["cash_outs"] > 0
     assert expected[bob_id]["top_ups"] == 700
     assert body["totals"]["net"] == -body["rake"] and body["rake"] > 0
