@@ -122,7 +122,8 @@ def waiting(table: TableState, request: str) -> SeatRequest:
     why = table.requests_gone.get(request)
     if why is None:
         raise TableError("no_such_request", "no seat request by that id is waiting here")
-    raise TableError("no_such_request", f"that seat request no longer waits: {GONE_WORDS[why]}")
+    words = GONE_WORDS.get(why, f"it could not be granted ({why})")  # a ledger's refusal
+    raise TableError("no_such_request", f"that seat request no longer waits: {words}")
 
 
 def overtaken(table: TableState, seat: int, user_id: int) -> Effects:
