@@ -267,3 +267,28 @@ async def test_r43_seat_approval_is_a_private_tables_option(live: Live) -> None:
             "/api/tables", json={"name": "Open", "small_bet": 100, "seat_approval": True}
         )
     assert r.status_code == 422 and "private" in r.json()["detail"]["message"]
+
+
+async def test_r43_a_yes_the_ledger_refuses_ends_the_request_and_moves_nothing(
+    live: Live,
+) -> None:
+    stage = await private_table(live)
+    dana_id, dana_token = await live.user("dana", balance=3000)
+    stage.users["dana"] = (dana_id, dana_token)
+    dana = await guest(live, stage, "dana")
+    request = answered(await dana.call(sit(4, 2500, "d")))["request"]
+    # meanwhile she buys in elsewhere: her balance cannot pay the request any more
+    other = (await live.create_table(dana_token, name="Elsewhere", small_bet=100))["table"]["id"]
+    there = await Client.open(live, other, dana_token, dana_id)
+    assert answered(await there.call(sit(0, 1000, "x")))["seat"] == 0
+    mark = len(dana.frames)
+    yes = answered(await stage.host.call({"type": "host_seat_answer", "request": request, "approve": True}))
+    assert (yes["approved"], yes["reason"]) == (False, "insufficient_funds")
+    told = await dana.wait(lambda f: f.get("type") == "seat_answer", start=mark)
+    assert (told["approved"], told["reason"]) == (False, "insufficient_funds")
+    late = await stage.host.call({"type": "host_seat_answer", "request": request, "approve": True})
+    assert late["code"] == "no_such_request" and "insufficient_funds" in late["message"]
+    assert await live.balance(dana_id) == 2000
+    assert await buy_ins(live, stage.table_id) == []
+    assert live.table(stage.table_id).state.seats == {}
+    await ledger_ok(live)
