@@ -282,7 +282,9 @@ async def test_r43_a_yes_the_ledger_refuses_ends_the_request_and_moves_nothing(
     there = await Client.open(live, other, dana_token, dana_id)
     assert answered(await there.call(sit(0, 1000, "x")))["seat"] == 0
     mark = len(dana.frames)
-    yes = answered(await stage.host.call({"type": "host_seat_answer", "request": request, "approve": True}))
+    yes = answered(
+        await stage.host.call({"type": "host_seat_answer", "request": request, "approve": True})
+    )
     assert (yes["approved"], yes["reason"]) == (False, "insufficient_funds")
     told = await dana.wait(lambda f: f.get("type") == "seat_answer", start=mark)
     assert (told["approved"], told["reason"]) == (False, "insufficient_funds")
