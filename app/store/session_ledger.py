@@ -134,6 +134,27 @@ async def read_session(session: AsyncSession, table_id: int) -> SessionLedger:
     )
     if escrow is None:
         raise TableNotFound(f"no table {table_id}")
+    ledger = SessionLedger(table_id, escrow=escrow.balance)
+    lines: dict[int, PlayerLine] = {}
+    await _postings(session, escrow.id, ledger, lines)
+    await _stacks_now(session, ledger, lines)
+    if lines:
+        found = await session.execute(select(User.id, User.name).where(User.id.in_(list(lines))))
+        for user_id, name in found:
+            lines[user_id].name = name
+    ledger.players = sorted(lines.values(), key=lambda p: (p.name.casefold(), p.user_id))
+    return ledger
+
+
+def _line(lines: dict[int, PlayerLine], user_id: int) -> PlayerLine:
+    return lines.setdefault(user_id, PlayerLine(user_id, ""))
+
+
+async def _postings(
+    session: AsyncSession, escrow_id: int, ledger: SessionLedger, lines: dict[int, PlayerLine]
+) -> None:
+    """Every posting with a leg on the escrow, by its other leg: a player's buy-in, top-up
+    or cash-out, or the house's rake."""
     mine, other = aliased(LedgerEntry), aliased(LedgerEntry)
     rows = await session.execute(
         select(
@@ -147,47 +168,42 @@ async def read_session(session: AsyncSession, table_id: int) -> SessionLedger:
         .join(mine, mine.transaction_id == LedgerTransaction.id)
         .join(other, (other.transaction_id == LedgerTransaction.id) & (other.id != mine.id))
         .join(LedgerAccount, LedgerAccount.id == other.account_id)
-        .where(mine.account_id == escrow.id)
+        .where(mine.account_id == escrow_id)
         .order_by(LedgerTransaction.id)
     )
-    lines: dict[int, PlayerLine] = {}
-    ledger = SessionLedger(table_id, escrow=escrow.balance)
     seen: set[int] = set()
-
-    def line(user_id: int) -> PlayerLine:
-        return lines.setdefault(user_id, PlayerLine(user_id, ""))
-
     for tx_id, kind, memo, to_escrow, other_kind, user_id in rows:
         seen.add(tx_id)
         if kind == TxKind.HAND_SETTLEMENT and other_kind == AccountKind.HOUSE:
             ledger.rake -= to_escrow
         elif kind == TxKind.BUY_IN and user_id is not None:
-            target = line(user_id)
+            target = _line(lines, user_id)
             if memo.endswith(TOP_UP_MEMO):
                 target.top_ups += to_escrow
             else:
                 target.buy_ins += to_escrow
         elif kind == TxKind.CASH_OUT and user_id is not None:
-            line(user_id).cash_outs -= to_escrow
+            _line(lines, user_id).cash_outs -= to_escrow
         else:  # the ledger moves an escrow only with its seats: anything else is a fault
             raise LedgerError(f"transaction {tx_id} ({kind}) moves the table's escrow")
     ledger.postings = len(seen)
+
+
+async def _stacks_now(
+    session: AsyncSession, ledger: SessionLedger, lines: dict[int, PlayerLine]
+) -> None:
+    """The ledger's seats, and whether the open table's own stored stacks say the same."""
     seats: dict[str, list[int]] = {}
     for seat_no, user_id, stack in await session.execute(
-        select(Seat.seat_no, Seat.user_id, Seat.stack).where(Seat.table_id == table_id)
+        select(Seat.seat_no, Seat.user_id, Seat.stack).where(Seat.table_id == ledger.table_id)
     ):
-        line(user_id).stack, line(user_id).seated = stack, True
+        line = _line(lines, user_id)
+        line.stack, line.seated = stack, True
         seats[str(seat_no)] = [user_id, stack]
     status, view = (
         await session.execute(
-            select(PokerTable.status, PokerTable.stacks).where(PokerTable.id == table_id)
+            select(PokerTable.status, PokerTable.stacks).where(PokerTable.id == ledger.table_id)
         )
     ).one()
     if status == "open" and isinstance(view, dict):
         ledger.table_agrees = view == seats
-    if lines:
-        found = await session.execute(select(User.id, User.name).where(User.id.in_(list(lines))))
-        for user_id, name in found:
-            lines[user_id].name = name
-    ledger.players = sorted(lines.values(), key=lambda p: (p.name.casefold(), p.user_id))
-    return ledger
