@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import secrets
 
+from app.engine import money
+from app.tables import approval, publishing, seating
 from app.tables import messages as m
-from app.tables import publishing, seating
 from app.tables.bot_names import BOT_NAMES
 from app.tables.effects import DealNext, Effects, Outcome, Said, StopClock, WriteLater
 from app.tables.errors import TableError
@@ -103,7 +104,7 @@ async def close_now(table: TableState, io: Io) -> Effects:
     records, its clock stopped for good."""
     if table.life.stage is not Lifecycle.CLOSING:
         table.life.move(Lifecycle.CLOSING)
-    out: Effects = [StopClock(drop=True)]
+    out: Effects = [StopClock(drop=True), *approval.closing(table)]
     for info in list(table.seats.values()):
         await seating.remove(table, info, "table_closed", io, out)
     if await io.caught_up(DRAIN_WAIT):
@@ -113,3 +114,59 @@ async def close_now(table: TableState, io: Io) -> Effects:
         out.append(WriteLater("close", lambda: store.close(table_id)))
     table.life.move(Lifecycle.CLOSED)
     return [*out, publishing.table_said(table), Said(Closed())]
+
+
+async def host_seat_answer(table: TableState, ask: m.Ask[c.HostSeatAnswerMsg], io: Io) -> Outcome:
+    """R43: the host's yes or no to a waiting seat request. Yes posts the buy-in as the
+    player's own `sit` would have (its ledger key), and seats them; a refusal the ledger
+    gives (their balance fell meanwhile) ends the request, and both are told why."""
+    host_only(table, ask.user_id)
+    req = approval.waiting(table, ask.msg.request)
+    if not ask.msg.approve:
+        return Outcome({"approved": False}, approval.gone(table, req, "declined"))
+    if table.closing or table.closed:
+        raise TableError("table_closed", "this table is closing")
+    low, high = approval.limits_for(table, req.user_id)
+    if req.amount < low or (high is not None and req.amount > high):
+        limits = f"{money.chips(low)} to {money.chips(high)}" if high else f"{money.chips(low)} up"
+        raise TableError(
+            "buy_in_out_of_range",
+            f"that buy-in ({money.chips(req.amount)}) is outside the player's limits now, "
+            f"{limits}: decline it",
+        )
+    info = SeatInfo(req.seat, req.user_id, req.name, req.amount, secrets.token_hex(8))
+    out: Effects = []
+    waiting = dict(table.seat_requests)
+    del table.seat_requests[req.request]  # seating it must not end it as overtaken
+    try:
+        seated = await seating.buy_in(table, info, req.key, io, out)
+    except TableError as exc:
+        table.seat_requests = waiting  # as it was: the ledger moved nothing
+        if exc.code in ("try_again", "lease_lost"):
+            raise  # nothing was decided: the request still waits
+        out += approval.gone(table, req, exc.code)
+        return Outcome({"approved": False, "reason": exc.code, "message": exc.message}, out)
+    table.seat_requests[req.request] = req
+    out += approval.gone(table, req, "approved")
+    answer = {"seat": req.seat, "stack": req.amount}
+    if seated:
+        seating.remember(table, req.key, req.asked, answer)
+    return Outcome({"approved": seated, **answer}, out)
+
+
+async def host_limits(table: TableState, ask: m.Ask[c.HostLimitsMsg], io: Io) -> Outcome:
+    """R43: one player's buy-in limits at this table (both null: the table's own again)."""
+    host_only(table, ask.user_id)
+    user = ask.msg.user_id
+    known = user in table.members or any(r.user_id == user for r in table.seat_requests.values())
+    if not known or user == table.host_user_id:
+        raise TableError("no_such_player", "that player has not joined this table")
+    low, high = approval.checked_limits(table, ask.msg)
+    if low is None and high is None:
+        table.limits.pop(user, None)
+    else:
+        table.limits[user] = (low, high)
+    await seating.save_state(table, io)
+    low_now, high_now = approval.limits_for(table, user)
+    answer = {"user_id": user, "min_buy_in": low_now, "max_buy_in": high_now}
+    return Outcome(answer, approval.requests_said(table))

@@ -36,7 +36,7 @@ from app.tables.bot_names import bot_seat_name
 from app.tables.bot_users import make_bot_user
 from app.tables.errors import TableError
 from app.tables.settings import EXTRA, TableSettings
-from app.tables.store import EntryChips, Stacks, StoredSeat, StoredTable
+from app.tables.store import EntryChips, Limits, Stacks, StoredSeat, StoredTable
 from app.tables.table_leases import LEASE_SECONDS, TableLeases
 
 
@@ -149,6 +149,10 @@ class LedgerTableStore:
                     t.password_hash,
                     set(extra.get("members", [])),
                     tournament_id=t.tournament_id,
+                    limits={
+                        int(user): (pair[0], pair[1])
+                        for user, pair in dict(extra.get("limits", {})).items()
+                    },
                 )
                 for seat in t.seats:
                     stored.seats.append(
@@ -279,7 +283,13 @@ class LedgerTableStore:
             table.extra = extra
 
     async def save_state(
-        self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
+        self,
+        table_id: int,
+        *,
+        members: set[int],
+        bots: set[int],
+        sitting_out: dict[int, bool],
+        limits: dict[int, Limits] | None = None,
     ) -> None:
         async with self.db.transaction() as s:
             await self.leases.fence(s, table_id)
@@ -287,6 +297,8 @@ class LedgerTableStore:
             extra = dict(table.extra or {})
             extra["members"] = sorted(members)
             extra["bots"] = sorted(bots)
+            if limits is not None:
+                extra["limits"] = {str(user): list(pair) for user, pair in sorted(limits.items())}
             table.extra = extra
             if sitting_out:
                 seats = await s.scalars(

@@ -18,6 +18,7 @@ from app.engine import CardDealt, Event, observer_view, view_for
 from app.engine.events import HandStarted
 from app.engine.views import POT_EVENTS, pots_now
 from app.jsontext import from_json
+from app.tables import approval
 from app.tables.effects import Said
 from app.tables.lifecycle import Lifecycle
 from app.tables.state import Kept, TableState, user_in
@@ -199,6 +200,7 @@ def snapshot(
         log=log,
         log_complete=log_complete,
         next_deal=table.fair.next.public(),
+        seat_requests=approval.listed(table, user_id) if user_id is not None else [],
     ).body()
 
 

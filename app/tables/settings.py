@@ -75,6 +75,10 @@ class TableSettings(BaseModel):
     bot_delay_ms: Annotated[Millis, Field(ge=MIN_BOT_DELAY_MS, le=60_000)] = 800  # think time
     raise_cap: bool = True  # R16; a tournament lifts it once two players remain (R29)
     open_pair: Literal["r14", "rp10f"] = "r14"  # R14, or TDA's RP-10-F (R30)
+    # a private table's host options: a seat waits for the host's yes (R43); the session
+    # ledger shown to every player, not only the host
+    seat_approval: bool = False
+    ledger_shared: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -97,6 +101,8 @@ class TableSettings(BaseModel):
             raise ValueError(
                 f"the maximum buy-in must be at least the minimum ({money.chips(self.min_buy_in)})"
             )
+        if not self.private and (self.seat_approval or self.ledger_shared):
+            raise ValueError("seat approval and a shared session ledger are for private tables")
         return self
 
     @classmethod
@@ -173,4 +179,6 @@ def invalid(exc: ValidationError) -> TableError:
 # Settings the host may change between hands (not the stakes' identity: not `private`).
 CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
 # Kept in `PokerTable.extra` (no column of their own).
-EXTRA = ("sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair")
+EXTRA = (
+    "sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair", "seat_approval", "ledger_shared",
+)  # fmt: skip

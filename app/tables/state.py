@@ -20,7 +20,7 @@ from app.tables.errors import TableError
 from app.tables.lifecycle import Life
 from app.tables.seeds import HandSeeds, TableSeeds
 from app.tables.settings import TableSettings
-from app.tables.store import TableStore
+from app.tables.store import Limits, TableStore
 from app.wire.process import AddChips
 
 if TYPE_CHECKING:
@@ -67,6 +67,31 @@ class SeatInfo:
             "auto_post": self.auto_post,
             "bot": self.bot,
             "leaving": self.leaving,
+        }
+
+
+@dataclass(slots=True)
+class SeatRequest:
+    """A seat asked for at a table whose host approves seats (R43): nothing has moved yet.
+    `key` and `asked` are the `sit`'s ledger key and what it asked (`seating.answered`)."""
+
+    request: str  # the table's id for it, which the host answers
+    user_id: int
+    name: str
+    seat: int
+    amount: int
+    key: str
+    asked: tuple[Any, ...]
+
+    def public(self, limits: tuple[int, int | None]) -> dict[str, Any]:
+        return {
+            "request": self.request,
+            "user_id": self.user_id,
+            "name": self.name,
+            "seat": self.seat,
+            "amount": self.amount,
+            "min_buy_in": limits[0],
+            "max_buy_in": limits[1],
         }
 
 
@@ -141,6 +166,11 @@ class TableState:
     watchers: dict[tuple[int, str], int] = field(default_factory=dict)
     watchers_told: int = 0  # watchers not seated, as last announced
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands the restart cancelled
+    # R43: seat requests waiting for the host, by request id, oldest first; requests no
+    # longer waiting (id -> why), so a late answer is told what became of it
+    seat_requests: dict[str, SeatRequest] = field(default_factory=dict)
+    requests_gone: dict[str, str] = field(default_factory=dict)
+    limits: dict[int, Limits] = field(default_factory=dict)  # R43: the host's, by user
 
     @property
     def closing(self) -> bool:
@@ -191,8 +221,10 @@ __all__ = [
     "Directed",
     "Io",
     "Kept",
+    "Limits",
     "Recording",
     "SeatInfo",
+    "SeatRequest",
     "TableState",
     "host_only",
     "in_hand",

@@ -35,7 +35,17 @@ from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
 from app.store.hands import HandFinish
-from app.tables import between, dealing, directed, fair, hosting, publishing, seating, watching
+from app.tables import (
+    approval,
+    between,
+    dealing,
+    directed,
+    fair,
+    hosting,
+    publishing,
+    seating,
+    watching,
+)
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock, TimerHandle
 from app.tables.effects import (
@@ -164,6 +174,7 @@ class Table:
         state = table.state
         state.button = stored.button
         state.voided = list(stored.voided)
+        state.limits = dict(stored.limits)
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
             info.sitting_out = s.sitting_out or s.stack <= 0
@@ -615,6 +626,9 @@ _RULES: dict[type, Rule] = {
     c.HostRemoveMsg: hosting.host_remove,
     c.HostBotsMsg: hosting.host_bots,
     c.HostCloseMsg: hosting.host_close,
+    c.SeatWithdrawMsg: approval.withdraw,
+    c.HostSeatAnswerMsg: hosting.host_seat_answer,
+    c.HostLimitsMsg: hosting.host_limits,
     # the table's own mail
     m.Admit: hosting.admit,
     m.Unwatch: watching.unwatch,

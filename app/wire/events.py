@@ -314,6 +314,10 @@ class Snapshot(ServerEvent):
         default=None,
         metadata=_doc("the next hand's announce: sealed, server_seed_hash (seeded-v2)"),
     )
+    seat_requests: list[dict[str, Any]] = field(
+        default_factory=list,
+        metadata=_doc("R43: as `seat_requests`: the host's every one, a requester's own"),
+    )
 
     def body(self) -> dict[str, Any]:
         return {
@@ -329,6 +333,7 @@ class Snapshot(ServerEvent):
             "log": self.log,
             "log_complete": self.log_complete,
             "next_deal": self.next_deal,
+            "seat_requests": self.seat_requests,
         }
 
 
@@ -456,10 +461,48 @@ class TimeBank(ServerEvent):
         return {"type": "time_bank", "seat": self.seat, "turn_id": self.turn_id, "ms": self.ms}
 
 
+@dataclass(slots=True)
+class SeatRequests(ServerEvent):
+    """R43: the seat requests waiting for the host's answer, each `{request, user_id, name,
+    seat, amount, min_buy_in, max_buy_in}` (the player's limits now): to the host every one,
+    to a requester their own (none once it is answered or withdrawn). Sent when they change,
+    and in the snapshot."""
+
+    type: ClassVar[str] = "seat_requests"
+    audience: ClassVar[Audience] = "user"
+    requests: list[dict[str, Any]]
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "seat_requests", "requests": self.requests}
+
+
+@dataclass(slots=True)
+class SeatAnswer(ServerEvent):
+    """R43: to a requester, what became of their seat request: `approved` (seated, the buy-in
+    posted), else why not (`declined` by the host, `seat_taken` before the host answered,
+    or the refusal's code, as `insufficient_funds`)."""
+
+    type: ClassVar[str] = "seat_answer"
+    audience: ClassVar[Audience] = "user"
+    request: str
+    seat: int
+    approved: bool
+    reason: str | None = field(default=None, metadata=_doc("why not; null when approved"))
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "seat_answer",
+            "request": self.request,
+            "seat": self.seat,
+            "approved": self.approved,
+            "reason": self.reason,
+        }
+
+
 TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
     DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
     TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed, PlayerMoved,
-    PlayerFinished, TournamentInfo, TimeBank,
+    PlayerFinished, TournamentInfo, TimeBank, SeatRequests, SeatAnswer,
 )  # fmt: skip
 REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
 

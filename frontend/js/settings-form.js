@@ -22,6 +22,8 @@ const DEFAULTS = {
   sit_out_limit: 3,
   bot_delay_ms: 800,
   private: false,
+  seat_approval: false,
+  ledger_shared: false,
 };
 
 function select(name, options, value) {
@@ -57,6 +59,9 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     showdown_first_when_checked: select("showdown_first_when_checked", { first_to_act: t("form.first.first_to_act"), lowest_seat: t("form.first.lowest_seat") }, s.showdown_first_when_checked),
     sit_out_limit: num("sit_out_limit", s.sit_out_limit, { min: 0, max: 1000 }),
     private: h("input", { name: "private", type: "checkbox", checked: s.private }),
+    // a private table's host options (R43; the session ledger shared with every player)
+    seat_approval: h("input", { name: "seat_approval", type: "checkbox", checked: s.seat_approval }),
+    ledger_shared: h("input", { name: "ledger_shared", type: "checkbox", checked: s.ledger_shared }),
     password: h("input", { name: "password", type: "password", maxlength: 128, autocomplete: "new-password" }),
   };
   // A new small bet suggests the usual big bet and bring-in (R2).
@@ -86,6 +91,7 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     field(t("form.sit_out_limit"), inputs.sit_out_limit),
     h("div.field.checks", check(t("form.rake_third"), inputs.rake_third_street)),
     forHost ? null : h("div.field.checks", check(t("form.private"), inputs.private)),
+    !forHost || s.private ? h("div.field.checks", check(t("form.seat_approval"), inputs.seat_approval), check(t("form.ledger_shared"), inputs.ledger_shared)) : null,
     forHost ? null : field(t("form.password"), inputs.password),
   );
   const cents = (input, label, { optional = false, zero = true } = {}) => {
@@ -118,6 +124,10 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     if (!forHost) {
       out.private = inputs.private.checked;
       if (out.private && inputs.password.value) out.password = inputs.password.value;
+    }
+    if (forHost ? s.private : out.private) {
+      out.seat_approval = inputs.seat_approval.checked;
+      out.ledger_shared = inputs.ledger_shared.checked;
     }
     if (!(out.action_timer_ms >= 1000)) throw new Error(t("form.timer_min"));
     return out;

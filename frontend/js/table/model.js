@@ -34,6 +34,8 @@ export function emptyState(userId) {
     frozen: false, // a command was refused `table_frozen`: the server's clock stands still
     moved: null, // {to_table, seat}: the tournament's director moved this player (its last move)
     finished: null, // {place, of, prize, tournament_id}: this player's place in the tournament
+    seatRequests: [], // R43: seat requests waiting for the host (the host's all, a player's own)
+    seatAnswer: null, // R43: the last answer to this player's request, {request, seat, approved, reason}
   };
 }
 
@@ -189,6 +191,7 @@ export function applySnapshot(state, snap) {
   state.seats = snap.seats;
   state.closed = !!snap.table.closed;
   state.observers = snap.observers ?? 0;
+  state.seatRequests = snap.seat_requests || [];
   // the lines before the snapshot's hand stay (a resync); the hand's own are drawn anew
   const lines = replayedLog(state, snap);
   const from = lines.length ? lines[0].v : Infinity;
@@ -286,6 +289,12 @@ export function applyEvent(state, ev) {
     case "closed":
       state.closed = true;
       log(state, t("log.closed"), "info");
+      break;
+    case "seat_requests": // R43: to the host every waiting request, to a requester their own
+      state.seatRequests = ev.requests;
+      break;
+    case "seat_answer":
+      state.seatAnswer = { request: ev.request, seat: ev.seat, approved: ev.approved, reason: ev.reason };
       break;
     case "left": {
       const who = seatName(state, ev.seat);

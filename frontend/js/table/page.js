@@ -6,6 +6,7 @@ import { chips, clear, dialog, dollars, field, h, toast, toCents, variantName } 
 import { amount, setUnit, t } from "../i18n.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
+import { ledgerDialog } from "./ledger.js";
 import { inviteDialog } from "../invite-dialog.js";
 import { checkReveal } from "../fairness.js";
 import { checkHand, problemText, uncheckedText, verdict } from "../seeded.js";
@@ -39,6 +40,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   let barWanted = false; // bring the action bar into view at the next drawing (your turn, phone)
   let lastHandSeen = 0;
   let invite = null; // the private table's invite token, when this player is its host
+  const followers = new Set(); // an open host dialog, redrawn as seats and seat requests change
 
   const header = h("div.table-head");
   const strip = tournamentStrip(); // a tournament's table: its level, clock and notices
@@ -116,8 +118,15 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         socket.resync(); // a gap: ask for what is missing
         return;
       }
+      const before = state.seatRequests.map((r) => r.request);
       applyEvent(state, frame);
       collect(frame);
+      if (frame.type === "seat_requests" && isHost(state)) {
+        // the host hears of a new request even with the host dialog closed
+        for (const r of frame.requests) if (!before.includes(r.request)) toast(t("approval.new", { name: r.name, n: r.seat + 1, amount: chips(r.amount) }));
+      }
+      if (frame.type === "seat_answer") seatAnswered(frame);
+      if (frame.type === "seat_requests" || frame.type === "seats") for (const follow of followers) follow();
       keeper.seated(mySeat(state));
       if (frame.type === "deal_committed") keeper.dealCommitted(frame, mySeat(state));
       if (frame.type === "turn" && frame.seat === mySeat(state)) {
@@ -242,7 +251,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const table = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandNumber, state.observers, invite]);
+    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandNumber, state.observers, invite, host ? null : state.seatRequests]);
     keyed(header, key, () => {
       if (!table) return h("h1.table-title", t("conn.connecting"));
       const conn = t(`conn.${status}`);
@@ -261,7 +270,10 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (state.lastHandNumber) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandNumber)));
       if (state.lastHandNumber) buttons.push(btn(t("table.last_hands"), "last-hands", lastHands));
       if (invite && host && !state.closed && !directed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
-      if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
+      if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command, { follow })));
+      // R43's session ledger: the host's, and every player's when the host shares it
+      if (table.private && !directed && (host || table.ledger_shared)) buttons.push(btn(t("ledger.title"), "ledger", () => ledgerDialog(tableId)));
+      const asked = !host && state.seatRequests.length ? state.seatRequests[0] : null;
       buttons.push(btn(t("nav.lobby"), "lobby", () => onLeave()));
       return [
         h(
@@ -276,8 +288,29 @@ export async function tablePage(root, tableId, user, { onLeave }) {
           h(`span.conn.conn-${status}`, { role: "status" }, conn),
         ),
         h("div.table-tools", buttons),
+        asked
+          ? h(
+              "p.waiting-host",
+              { role: "status" },
+              t("approval.waiting", { n: asked.seat + 1, amount: chips(asked.amount) }),
+              " ",
+              btn(t("approval.withdraw"), "withdraw", () => command({ type: "seat_withdraw" }).then(() => toast(t("approval.withdrawn")))),
+            )
+          : null,
       ];
     });
+  }
+
+  /** Follow the seats and seat requests while a host dialog is open (its redraw). */
+  function follow(redraw) {
+    followers.add(redraw);
+    return () => followers.delete(redraw);
+  }
+
+  /** R43: what the host answered to this player's seat request. */
+  function seatAnswered(ev) {
+    if (ev.approved) toast(t("approval.approved", { n: ev.seat + 1 }));
+    else toast(t(`approval.no.${["declined", "seat_taken", "table_closed"].includes(ev.reason) ? ev.reason : "other"}`, { n: ev.seat + 1 }), "error", 6000);
   }
 
   function btn(label, name, onclick, disabled = false) {
@@ -329,8 +362,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
             if (cents < min) throw new Error(t("buy.below_min", { amount: chips(min) }));
             if (max && cents > max) throw new Error(t("buy.above_max", { amount: chips(max) }));
             if (cents > balance) throw new Error(t("buy.over_balance", { amount: chips(balance) }));
-            await socket.request({ type: "sit", seat, amount: cents, request_id: requestId() });
-            toast(t("buy.seated", { amount: chips(cents) }));
+            const r = await socket.request({ type: "sit", seat, amount: cents, request_id: requestId() });
+            toast(r.waiting ? t("approval.sent") : t("buy.seated", { amount: chips(cents) }));
             return true;
           },
         },
