@@ -1,4 +1,4 @@
-"""A table's settings (docs/rules.md R1-R4, R19, R22, R25): one model, checked in one place.
+"""A table's settings (docs/rules.md R1-R4, R19, R22, R25, R45): one model, checked in one place.
 
 Table creation (the lobby) and the host's changes (HTTP and the socket) both go through
 `TableSettings`, with strict types: a whole number is a JSON integer (no `7.5`, no `"8"`,
@@ -75,6 +75,10 @@ class TableSettings(BaseModel):
     bot_delay_ms: Annotated[Millis, Field(ge=MIN_BOT_DELAY_MS, le=60_000)] = 800  # think time
     raise_cap: bool = True  # R16; a tournament lifts it once two players remain (R29)
     open_pair: Literal["r14", "rp10f"] = "r14"  # R14, or TDA's RP-10-F (R30)
+    # R45: the game rotates (Stud Hi, Stud Hi/Lo, Razz) every `rotation_hands` hands or every
+    # orbit; `variant` is then the game being played, moved on by the table between hands
+    rotation: Literal["none", "hands", "orbit"] = "none"
+    rotation_hands: Annotated[int, Field(ge=1, le=100)] = 8
 
     @model_validator(mode="before")
     @classmethod
@@ -173,4 +177,4 @@ def invalid(exc: ValidationError) -> TableError:
 # Settings the host may change between hands (not the stakes' identity: not `private`).
 CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
 # Kept in `PokerTable.extra` (no column of their own).
-EXTRA = ("sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair")
+EXTRA = ("sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair", "rotation", "rotation_hands")

@@ -35,6 +35,9 @@ class StoredTable:
     button: int = -1  # the button of the table's last hand (R5 moves it on)
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands voided at start-up
     tournament_id: int | None = None  # a tournament's table
+    waiting: list[tuple[int, str]] = field(default_factory=list)  # its waiting list (R44)
+    # its last finished hand's variant and place in the rotation (R45), if it has one
+    last_hand: dict[str, Any] | None = None
 
 
 class TableStore(Protocol):
@@ -78,6 +81,7 @@ class TableStore(Protocol):
     async def save_state(
         self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
     ) -> None: ...
+    async def save_waiting(self, table_id: int, line: list[list[Any]]) -> None: ...
     async def close(self, table_id: int) -> None: ...
     async def reserve_numbers(self, count: int) -> range: ...
     async def record_start(self, start: hands.HandStart) -> None: ...
