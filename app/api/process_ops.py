@@ -58,7 +58,7 @@ class ProcessOps:
                     **line,
                     "host": hosts,
                     "seat": state.by_user.get(user),
-                    "waiting": place,
+                    "waiting_place": place,
                     "offer": None if offer is None else offer.seat,
                 }
             )

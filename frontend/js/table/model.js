@@ -34,6 +34,9 @@ export function emptyState(userId) {
     frozen: false, // a command was refused `table_frozen`: the server's clock stands still
     moved: null, // {to_table, seat}: the tournament's director moved this player (its last move)
     finished: null, // {place, of, prize, tournament_id}: this player's place in the tournament
+    waiting: { line: [], offered: [] }, // the waiting list (R44): who waits, the seats held
+    myWait: null, // this player's place in line (1 first), or null
+    offer: null, // {seat, until}: a seat offered to this player (R44), until Date.now() passes `until`
   };
 }
 
@@ -189,6 +192,9 @@ export function applySnapshot(state, snap) {
   state.seats = snap.seats;
   state.closed = !!snap.table.closed;
   state.observers = snap.observers ?? 0;
+  state.waiting = snap.waiting ?? { line: [], offered: [] };
+  state.myWait = snap.you?.waiting ?? null;
+  state.offer = snap.you?.offer ? { seat: snap.you.offer.seat, until: Date.now() + snap.you.offer.ms } : null;
   // the lines before the snapshot's hand stay (a resync); the hand's own are drawn anew
   const lines = replayedLog(state, snap);
   const from = lines.length ? lines[0].v : Infinity;
@@ -300,6 +306,20 @@ export function applyEvent(state, ev) {
     }
     case "observers":
       state.observers = ev.count;
+      break;
+    case "waiting_list": {
+      state.waiting = { line: ev.line, offered: ev.offered };
+      const at = ev.line.findIndex((w) => w.user_id === state.userId);
+      state.myWait = at < 0 ? null : at + 1;
+      break;
+    }
+    case "seat_offered":
+      state.offer = { seat: ev.seat, until: Date.now() + ev.ms };
+      log(state, t("wait.offered", { n: ev.seat + 1, s: Math.round(ev.ms / 1000) }), "info");
+      break;
+    case "seat_offer_ended":
+      state.offer = null;
+      log(state, t(ev.reason === "expired" ? "wait.expired" : "wait.declined"), "info");
       break;
     case "chat":
       state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId });
