@@ -193,10 +193,10 @@ class Table:
             self.outgoing.append((self.channel, owner_notice(owner, self.epoch)))
         for void in self.state.voided:  # players who reconnect see the cancelled hand
             self.say(HandVoided(**void))
+        self.apply(waiting.offer_seats(self.state, self.io))  # a restored list's offers (R44)
         self._number()  # in the ring before anyone connects
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self.numbers.refill()  # the first block, while the first hand's pause runs
-        self.apply(waiting.offer_seats(self.state, self.io))  # a restored list's offers
         self.apply(directed.report(self.state))  # a tournament's: its director says when
         self.want_hand()
 
