@@ -91,7 +91,7 @@ def info(table: TableState) -> dict[str, Any]:
         "hands_played": table.hands_played,
         "saving": table.life.stage is Lifecycle.SAVING,  # waits for earlier hands' records
         "tournament": tournament_info(table),
-        "rotation": rotation.view(table),  # R45
+        "rotation_step": rotation.view(table),  # R45: the game now, its step, the next
     }
 
 

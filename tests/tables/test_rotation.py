@@ -42,7 +42,7 @@ async def test_r45_a_table_plays_its_games_in_order_across_a_restart(
         assert [f["variant"] for f in starts] == ["stud", "stud", "stud8"]
         # the table says where it stands: Stud Hi/Lo, its second hand of two, Razz next
         table = live.table(table_id).snapshot(users[0])["table"]
-        assert table["rotation"] == {
+        assert table["rotation_step"] == {
             "mode": "hands", "game": "stud8", "hand": 2, "of": 2, "next": "razz"
         }  # fmt: skip
         await live.settle(table_id)

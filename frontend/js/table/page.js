@@ -275,7 +275,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         h(
           "div.table-title-row",
           h("h1.table-title", table.name),
-          h("span.chip-tag.game", table.rotation ? t("rotation.tag", { game: variantName(table.variant) }) : variantName(table.variant)),
+          h("span.chip-tag.game", table.rotation_step ? t("rotation.tag", { game: variantName(table.variant) }) : variantName(table.variant)),
           h("span.chip-tag", `${amount(table.small_bet)}/${amount(table.big_bet)}`),
           table.ante ? h("span.chip-tag", t("table.ante_tag", { amount: amount(table.ante) })) : null,
           table.private ? h("span.chip-tag.private", t("badge.private")) : null,

@@ -169,12 +169,12 @@ function renderCenter(el, state) {
   const hand = state.hand;
   const table = state.table;
   const pots = displayPots(hand);
-  const key = JSON.stringify([hand?.number, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase, table?.rotation]);
+  const key = JSON.stringify([hand?.number, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase, table?.rotation_step]);
   keyed(el, key, () => {
     const parts = [];
     const variant = hand?.variant || table?.variant;
     parts.push(h("div.center-variant", variantName(variant)));
-    const rot = table?.rotation; // R45: where the rotation stands, and the game that follows
+    const rot = table?.rotation_step; // R45: where the rotation stands, and the game that follows
     if (rot) parts.push(h("div.rotation-step", t(rot.of ? "rotation.step" : "rotation.step_orbit", { hand: rot.hand, of: rot.of, next: variantName(rot.next) })));
     if (hand?.number) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.number", { n: hand.number })));
     if (state.closed) parts.push(h("div.street", t("center.closed")));
