@@ -23,7 +23,8 @@ def test_r44_the_first_in_line_is_offered_the_freed_seat_in_each_language(
     server_url: str, browser: Browser, shots_dir: Path
 ) -> None:
     tag = secrets.token_hex(3)
-    contexts = [browser.new_context(viewport=VIEW) for _ in range(4)]
+    locales = ("en-US", "en-US", "nl-NL", "de-DE")
+    contexts = [browser.new_context(viewport=VIEW, locale=loc) for loc in locales]
     ann, bob, carl, dan = (
         Player(f"{name}{tag}", ctx.new_page(), shots_dir)
         for name, ctx in zip(("ann", "bob", "carl", "dan"), contexts, strict=True)
@@ -83,7 +84,8 @@ def test_r45_the_felt_the_lobby_and_the_replayer_name_each_hands_game(
     server_url: str, browser: Browser, shots_dir: Path
 ) -> None:
     tag = secrets.token_hex(3)
-    contexts = [browser.new_context(viewport=VIEW) for _ in range(3)]
+    locales = ("en-US", "en-US", "nl-NL")
+    contexts = [browser.new_context(viewport=VIEW, locale=loc) for loc in locales]
     eva, fin, gus = (
         Player(f"{name}{tag}", ctx.new_page(), shots_dir)
         for name, ctx in zip(("eva", "fin", "gus"), contexts, strict=True)
