@@ -23,6 +23,10 @@ async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io
     new = table.settings.changed(ask.msg.changes)
     if new.max_seats < max(table.seats, default=-1) + 1:
         raise TableError("invalid_settings", "a seated player sits beyond that many seats")
+    if new.max_seats < max(table.waiting.held(), default=-1) + 1:
+        raise TableError(
+            "invalid_settings", "a seat offered from the waiting list is beyond that many seats"
+        )
     if table.hand is not None:
         table.pending_settings = new
         return Outcome({"applied": False, "at_hand_end": True})

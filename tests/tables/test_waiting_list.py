@@ -134,6 +134,21 @@ async def test_r44_a_declined_offer_goes_on_and_a_free_seat_has_no_list(live: Li
     assert (await clients["eve"].call(sit(0, "free")))["type"] == "ok"
 
 
+async def test_r44_the_host_cannot_shrink_the_table_under_a_held_seat(live: Live) -> None:
+    users = {name: await live.user(name) for name in ("ann", "bob", "cy", "dee")}
+    made = await live.create_table(users["ann"][1], name="Three", small_bet=100, max_seats=3)
+    table_id = made["table"]["id"]
+    clients = {n: await Client.open(live, table_id, tok, uid) for n, (uid, tok) in users.items()}
+    for seat, name in enumerate(("ann", "bob", "cy")):
+        assert (await clients[name].call(sit(seat, f"s-{name}")))["type"] == "ok"
+    assert (await clients["dee"].call({"type": "wait_join"}))["type"] == "ok"
+    assert (await clients["cy"].call({"type": "leave"}))["type"] == "ok"
+    await clients["dee"].wait(lambda f: f.get("type") == "seat_offered" and f["seat"] == 2)
+    shrink = await clients["ann"].call({"type": "host_settings", "changes": {"max_seats": 2}})
+    assert shrink["code"] == "invalid_settings" and "waiting list" in shrink["message"]
+    assert live.table(table_id).state.settings.max_seats == 3
+
+
 async def test_r44_a_private_table_has_no_waiting_list(live: Live) -> None:
     host, token = await live.user("host")
     made = await live.create_table(token, name="Home", small_bet=100, private=True)
