@@ -10,13 +10,13 @@ import secrets
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 from tests.frontend.players import Game, Player, calldown
 from tests.frontend.table_kit import api, create_table, open_table, register, sit
 
 pytestmark = pytest.mark.xdist_group("browser")
-VIEW = {"width": 1280, "height": 860}
+VIEW: ViewportSize = {"width": 1280, "height": 860}
 
 
 def test_r44_the_first_in_line_is_offered_the_freed_seat_in_each_language(
