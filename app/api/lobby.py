@@ -163,3 +163,23 @@ async def host_command(
         statuses = {"not_host": 403, "invalid_settings": 422, "invalid_message": 422}
         raise refused(exc, statuses, 400) from None
     return {"result": result}
+
+
+async def _wait(table_id: int, services: TableServices, player: Player, kind: str) -> Any:
+    args = {"user": player.user_id, "name": player.name, "body": {"type": kind}}
+    try:
+        return {"result": await services.router.ask(table_id, "wait", args)}
+    except TableError as exc:
+        raise refused(exc, {}, 409) from None
+
+
+@router.post("/{table_id}/waiting")
+async def join_waiting_list(table_id: int, services: Services, player: CurrentPlayer) -> Any:
+    """Join a full public table's waiting list (R44): the catalog's `wait_join`."""
+    return await _wait(table_id, services, player, "wait_join")
+
+
+@router.delete("/{table_id}/waiting")
+async def leave_waiting_list(table_id: int, services: Services, player: CurrentPlayer) -> Any:
+    """Leave it, declining a seat offered (R44): the catalog's `wait_leave`."""
+    return await _wait(table_id, services, player, "wait_leave")

@@ -41,16 +41,27 @@ class ProcessOps:
         return [hosted_line(t) for t in self.manager.hosted_by(int(args["user"]))]
 
     async def your_lines(self, args: dict[str, Any]) -> list[dict[str, Any]]:
-        """The lines of the open tables here the user hosts or sits at."""
+        """The lines of the open tables here the user hosts, sits at or waits for (R44: their
+        place in line, and the seat offered to them, if any)."""
         user = int(args["user"])
         lines = []
         for t in list(self.manager.tables.values()):
             state = t.state
-            if t.closed or not (state.host_user_id == user or user in state.by_user):
+            place = state.waiting.position(user)
+            if t.closed or not (state.host_user_id == user or user in state.by_user or place):
                 continue
             hosts = state.host_user_id == user
             line = hosted_line(t) if hosts else t.summary()
-            lines.append({**line, "host": hosts, "seat": state.by_user.get(user)})
+            offer = state.waiting.offers.get(user)
+            lines.append(
+                {
+                    **line,
+                    "host": hosts,
+                    "seat": state.by_user.get(user),
+                    "waiting_place": place,
+                    "offer": None if offer is None else offer.seat,
+                }
+            )
         return lines
 
     async def join_here(self, args: dict[str, Any]) -> dict[str, Any] | None:

@@ -86,7 +86,7 @@ def wait_for_host(
     """Keep a checked sit as a request for the host's answer."""
     if any(r.user_id == ask.user_id for r in table.seat_requests.values()):
         raise TableError(
-            "already_waiting",
+            "request_waiting",
             "you have already asked for a seat; wait for the host's answer or withdraw it",
         )
     request = f"q-{secrets.token_hex(6)}"

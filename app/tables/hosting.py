@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 
 from app.engine import money
-from app.tables import approval, publishing, seating
+from app.tables import approval, publishing, rotation, seating, waiting
 from app.tables import messages as m
 from app.tables.bot_names import BOT_NAMES
 from app.tables.effects import DealNext, Effects, Outcome, Said, StopClock, WriteLater
@@ -14,7 +14,7 @@ from app.tables.errors import TableError
 from app.tables.lifecycle import Hold, Lifecycle
 from app.tables.seating import DRAIN_WAIT
 from app.tables.settings import TableSettings
-from app.tables.state import Io, SeatInfo, TableState, host_only, in_hand
+from app.tables.state import Io, SeatInfo, Step, TableState, host_only, in_hand
 from app.wire import client as c
 from app.wire.events import Closed
 
@@ -24,6 +24,10 @@ async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io
     new = table.settings.changed(ask.msg.changes)
     if new.max_seats < max(table.seats, default=-1) + 1:
         raise TableError("invalid_settings", "a seated player sits beyond that many seats")
+    if new.max_seats < max(table.waiting.held(), default=-1) + 1:
+        raise TableError(
+            "invalid_settings", "a seat offered from the waiting list is beyond that many seats"
+        )
     if table.hand is not None:
         table.pending_settings = new
         return Outcome({"applied": False, "at_hand_end": True})
@@ -31,7 +35,11 @@ async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io
 
 
 async def apply_settings(table: TableState, new: TableSettings, io: Io) -> Effects:
+    """New settings, between hands: the host's, a tournament level's, a rotation's next game
+    (R45: another game or rotation starts a new step)."""
     await io.store.save_settings(table.id, new)
+    if rotation.changes_step(table.settings, new):
+        table.step = Step()
     table.settings = new
     table.pending_settings = None
     return [publishing.table_said(table)]
@@ -72,7 +80,7 @@ async def host_bots(table: TableState, ask: m.Ask[c.HostBotsMsg], io: Io) -> Out
     host_only(table, ask.user_id)
     if table.closing or table.closed:
         raise TableError("table_closed", "this table is closing")
-    free = [s for s in range(table.settings.max_seats) if s not in table.seats]
+    free = waiting.free_seats(table)  # not a seat held for the waiting list (R44)
     if not 1 <= ask.msg.count <= len(free):
         raise TableError("invalid_count", f"there are {len(free)} free seats")
     s = table.settings

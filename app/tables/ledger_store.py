@@ -153,6 +153,7 @@ class LedgerTableStore:
                         int(user): (pair[0], pair[1])
                         for user, pair in dict(extra.get("limits", {})).items()
                     },
+                    waiting=[(int(u), str(n)) for u, n in extra.get("waiting", [])],
                 )
                 for seat in t.seats:
                     stored.seats.append(
@@ -169,8 +170,10 @@ class LedgerTableStore:
                     )
                 out.append(stored)
             buttons = await hands.last_buttons(s, [st.table_id for st in out])
+            games = await hands.last_games(s, [st.table_id for st in out])
             for st in out:
                 st.button = buttons.get(st.table_id, -1)
+                st.last_hand = games.get(st.table_id)
             return out
 
     async def buy_in(
@@ -281,6 +284,13 @@ class LedgerTableStore:
             extra = dict(table.extra or {})
             extra.update({name: getattr(settings, name) for name in EXTRA})
             table.extra = extra
+
+    async def save_waiting(self, table_id: int, line: list[list[Any]]) -> None:
+        """A table's waiting list (R44), [[user id, name], …] in order, kept with its row."""
+        async with self.db.transaction() as s:
+            await self.leases.fence(s, table_id)
+            table = await get_table(s, table_id)
+            table.extra = {**(table.extra or {}), "waiting": line}
 
     async def save_state(
         self,

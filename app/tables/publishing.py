@@ -18,7 +18,7 @@ from app.engine import CardDealt, Event, observer_view, view_for
 from app.engine.events import HandStarted
 from app.engine.views import POT_EVENTS, pots_now
 from app.jsontext import from_json
-from app.tables import approval
+from app.tables import approval, rotation, waiting
 from app.tables.effects import Said
 from app.tables.lifecycle import Lifecycle
 from app.tables.state import Kept, TableState, user_in
@@ -91,6 +91,7 @@ def info(table: TableState) -> dict[str, Any]:
         "hands_played": table.hands_played,
         "saving": table.life.stage is Lifecycle.SAVING,  # waits for earlier hands' records
         "tournament": tournament_info(table),
+        "rotation_step": rotation.view(table),  # R45: the game now, its step, the next
     }
 
 
@@ -117,7 +118,6 @@ def tournament_info(table: TableState) -> dict[str, Any] | None:
 
 def summary(table: TableState) -> dict[str, Any]:
     """A lobby line."""
-    in_hand = set(table.hand.seats) if table.hand is not None else set()
     s = table.settings
     return {
         "id": table.id,
@@ -131,8 +131,9 @@ def summary(table: TableState) -> dict[str, Any]:
         "max_buy_in": s.max_buy_in,
         "max_seats": s.max_seats,
         "seats_taken": len(table.seats),
-        "waiting": sum(1 for seat in table.seats if seat not in in_hand),
+        "waiting": len(table.waiting.line),  # the waiting list (R44), as on PokerStars
         "observers": unseated_watchers(table),
+        "rotation": s.rotation,
         "private": s.private,
         "paused": table.life.paused,
     }
@@ -168,6 +169,7 @@ def snapshot(
     epoch: str,
     ring: Sequence[Kept],
     remaining_ms: int | None,
+    now: float = 0.0,
 ) -> dict[str, Any]:
     """The whole table as `user_id` may see it at version `v` (the turn's time left,
     `remaining_ms`, is the actor's clock's)."""
@@ -187,6 +189,7 @@ def snapshot(
             if table.recording.seeds is not None:  # this hand's deal_committed (R39)
                 hand_view["deal"] = table.recording.seeds.committed()
     you = table.seats[seat].public() if seat is not None else None
+    line = waiting.yours(table, user_id, now) if user_id is not None else {}
     log, log_complete = hand_log(table, ring, user_id)
     return Snapshot(
         v=v,
@@ -194,13 +197,14 @@ def snapshot(
         table=info(table),
         seats=seat_list(table),
         hand=hand_view,
-        you={"user_id": user_id, "seat": seat, "info": you},
+        you={"user_id": user_id, "seat": seat, "info": you, **line},
         voided=table.voided,
         observers=unseated_watchers(table),
         log=log,
         log_complete=log_complete,
         next_deal=table.fair.next.public(),
         seat_requests=approval.listed(table, user_id) if user_id is not None else [],
+        waiting=waiting.public(table),
     ).body()
 
 

@@ -10,7 +10,7 @@ import secrets
 from typing import Any
 
 from app.engine import money
-from app.tables import approval, publishing
+from app.tables import approval, publishing, waiting
 from app.tables import messages as m
 from app.tables.effects import DealNext, Effects, Mail, Outcome, Said, WriteLater
 from app.tables.errors import TableError
@@ -65,6 +65,7 @@ async def sit(table: TableState, ask: m.Ask[c.SitMsg], io: Io) -> Outcome:
         raise TableError("invalid_seat", f"seats are numbered 0 to {s.max_seats - 1}")
     if ask.msg.seat in table.seats:
         raise TableError("seat_taken", f"seat {ask.msg.seat} is taken")
+    waiting.check_sit(table, ask.user_id, ask.msg.seat)  # R44: a seat held for an offer
     low, high = approval.limits_for(table, ask.user_id)
     whose = " (the host's limit for you)" if approval.set_by_host(table, ask.user_id) else ""
     if ask.msg.amount < low:
@@ -78,12 +79,13 @@ async def sit(table: TableState, ask: m.Ask[c.SitMsg], io: Io) -> Outcome:
         )
     if approval.needs_approval(table, ask.user_id):  # R43: nothing moves before the host's yes
         await affordable(io, ask.user_id, ask.msg.amount, queued=False)
-        waiting = approval.wait_for_host(table, ask, key, content)
-        remember(table, key, content, waiting.answer)
-        return waiting
+        pending = approval.wait_for_host(table, ask, key, content)
+        remember(table, key, content, pending.answer)
+        return pending
     info = SeatInfo(ask.msg.seat, ask.user_id, ask.name, ask.msg.amount, secrets.token_hex(8))
     out: Effects = []
-    await buy_in(table, info, key, io, out)
+    if await buy_in(table, info, key, io, out):
+        out += waiting.seated(table, ask.user_id, io)  # R44: the offer taken
     answer = {"seat": ask.msg.seat, "stack": ask.msg.amount}
     remember(table, key, content, answer)
     return Outcome(answer, out)
@@ -194,6 +196,7 @@ async def remove(
     del table.seats[info.seat]
     del table.by_user[info.user_id]
     out += [Said(Left(info.seat, info.user_id, amount, reason)), publishing.seats_said(table)]
+    out += waiting.offer_seats(table, io)  # R44: the first in line is offered the seat
     return amount
 
 

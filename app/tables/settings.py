@@ -1,4 +1,4 @@
-"""A table's settings (docs/rules.md R1-R4, R19, R22, R25): one model, checked in one place.
+"""A table's settings (docs/rules.md R1-R4, R19, R22, R25, R45): one model, checked in one place.
 
 Table creation (the lobby) and the host's changes (HTTP and the socket) both go through
 `TableSettings`, with strict types: a whole number is a JSON integer (no `7.5`, no `"8"`,
@@ -79,6 +79,10 @@ class TableSettings(BaseModel):
     # ledger shown to every player, not only the host
     seat_approval: bool = False
     ledger_shared: bool = False
+    # R45: the game rotates (Stud Hi, Stud Hi/Lo, Razz) every `rotation_hands` hands or every
+    # orbit; `variant` is then the game being played, moved on by the table between hands
+    rotation: Literal["none", "hands", "orbit"] = "none"
+    rotation_hands: Annotated[int, Field(ge=1, le=100)] = 8
 
     @model_validator(mode="before")
     @classmethod
@@ -181,4 +185,5 @@ CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
 # Kept in `PokerTable.extra` (no column of their own).
 EXTRA = (
     "sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair", "seat_approval", "ledger_shared",
+    "rotation", "rotation_hands",
 )  # fmt: skip

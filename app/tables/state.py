@@ -133,6 +133,45 @@ class Directed:
 
 
 @dataclass(slots=True)
+class Step:
+    """Where a rotation table stands in its game's step (R45): the hands played in it, and
+    for a rotation by orbit the players dealt in at its first hand (its length)."""
+
+    played: int = 0
+    orbit: int | None = None
+
+
+@dataclass(slots=True)
+class Offer:
+    """A free seat held for the first in line (R44) until `at` (the table's monotonic
+    clock); `token` names the timer that withdraws it (an older timer is stale)."""
+
+    seat: int
+    token: int
+    at: float
+
+
+@dataclass(slots=True)
+class WaitingList:
+    """A full public table's waiting list (R44): who waits, in order (user id, name), and
+    the seats held for those offered one, by user."""
+
+    line: list[tuple[int, str]] = field(default_factory=list)
+    offers: dict[int, Offer] = field(default_factory=dict)
+    tokens: int = 0  # the last offer's token
+
+    def position(self, user_id: int) -> int | None:
+        """1 for the first in line; None for someone not waiting."""
+        for i, (user, _) in enumerate(self.line):
+            if user == user_id:
+                return i + 1
+        return None
+
+    def held(self) -> set[int]:
+        return {offer.seat for offer in self.offers.values()}
+
+
+@dataclass(slots=True)
 class TableState:
     """The table's game state: what its rules are handed, change, and read. Plain data: the
     `Table` (table.py) is the actor that holds it (`Table.state`) with everything that is not
@@ -171,6 +210,8 @@ class TableState:
     seat_requests: dict[str, SeatRequest] = field(default_factory=dict)
     requests_gone: dict[str, str] = field(default_factory=dict)
     limits: dict[int, Limits] = field(default_factory=dict)  # R43: the host's, by user
+    step: Step = field(default_factory=Step)  # a rotation table's place in its step (R45)
+    waiting: WaitingList = field(default_factory=WaitingList)  # R44
 
     @property
     def closing(self) -> bool:
@@ -222,10 +263,13 @@ __all__ = [
     "Io",
     "Kept",
     "Limits",
+    "Offer",
     "Recording",
     "SeatInfo",
     "SeatRequest",
+    "Step",
     "TableState",
+    "WaitingList",
     "host_only",
     "in_hand",
     "seat_of",

@@ -36,6 +36,9 @@ class StoredTable:
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands voided at start-up
     tournament_id: int | None = None  # a tournament's table
     limits: dict[int, Limits] = field(default_factory=dict)  # the host's per player (R43)
+    waiting: list[tuple[int, str]] = field(default_factory=list)  # its waiting list (R44)
+    # its last finished hand's variant and place in the rotation (R45), if it has one
+    last_hand: dict[str, Any] | None = None
 
 
 class TableStore(Protocol):
@@ -85,6 +88,7 @@ class TableStore(Protocol):
         sitting_out: dict[int, bool],
         limits: dict[int, Limits] | None = None,
     ) -> None: ...
+    async def save_waiting(self, table_id: int, line: list[list[Any]]) -> None: ...
     async def close(self, table_id: int) -> None: ...
     async def reserve_numbers(self, count: int) -> range: ...
     async def record_start(self, start: hands.HandStart) -> None: ...

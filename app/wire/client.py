@@ -188,6 +188,26 @@ class SeedMsg(ClientMessage):
     }  # fmt: skip
 
 
+class WaitJoinMsg(ClientMessage):
+    """Join a full public table's waiting list (R44); also `POST /api/tables/{id}/waiting`.
+    `result: {"waiting": <your place, 1 first>, "count"}`; refused `already_seated`,
+    `already_waiting`, `seat_free` (sit instead), `no_waiting_list` (a private or tournament
+    table), `waiting_list_full`. When a seat frees, the first in line is offered it
+    (`seat_offered`): take it with `sit` within the offer's time"""
+
+    type: Literal["wait_join"]
+    example: ClassVar[dict[str, Any]] = {"type": "wait_join"}
+
+
+class WaitLeaveMsg(ClientMessage):
+    """Leave the waiting list (R44), declining a seat offered to you, which goes to the next
+    in line; also `DELETE /api/tables/{id}/waiting`. `result: {"waiting": false, "declined":
+    <the seat offered, or null>}`; refused `not_waiting`"""
+
+    type: Literal["wait_leave"]
+    example: ClassVar[dict[str, Any]] = {"type": "wait_leave"}
+
+
 class ChatMsg(ClientMessage):
     """Said to everyone at the table, your seat and name with it"""
 
@@ -283,7 +303,8 @@ class HostLimitsMsg(ClientMessage):
 AnyClientMessage = Annotated[
     Ping | ResyncMsg | SitMsg | TopUpMsg | LeaveMsg | SitOutMsg | SitInMsg | AutoPostMsg
     | PostAnteMsg | ActMsg | SeedMsg | ChatMsg | HostSettingsMsg | HostPauseMsg | HostRemoveMsg
-    | HostBotsMsg | HostCloseMsg | SeatWithdrawMsg | HostSeatAnswerMsg | HostLimitsMsg,
+    | HostBotsMsg | HostCloseMsg | SeatWithdrawMsg | HostSeatAnswerMsg | HostLimitsMsg
+    | WaitJoinMsg | WaitLeaveMsg,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -301,7 +322,11 @@ AnyHostMessage = Annotated[
     Field(discriminator="type"),
 ]
 
+# The waiting list's commands, also taken by the lobby's route (`/api/tables/{id}/waiting`).
+AnyWaitMessage = Annotated[WaitJoinMsg | WaitLeaveMsg, Field(discriminator="type")]
+
 client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)
+wait_message: TypeAdapter[AnyWaitMessage] = TypeAdapter(AnyWaitMessage)
 host_message: TypeAdapter[AnyHostMessage] = TypeAdapter(AnyHostMessage)
 
 

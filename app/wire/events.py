@@ -5,7 +5,8 @@ Each has its `type`, its `audience` and `body()`, the wire object without the en
 `v` (`app.wire.envelope`).
 
 Audiences: ``public`` (everyone at the table), ``seat`` (the user in one seat only; the
-others get the bare ``{"v":n}`` in its place), ``user`` (the one client a reply answers).
+others get the bare ``{"v":n}`` in its place), ``player`` (one user at the table, seated or
+not, likewise), ``user`` (the one client a reply answers).
 
 The engine's events (`app.engine.events`) are already typed; on the wire the table adds
 `hand_id` to each of them, `number` to `hand_started` and `pots` to the `POT_EVENTS`
@@ -20,7 +21,7 @@ from typing import Any, ClassVar, Literal
 from app.engine import Event
 from app.engine.views import POT_EVENTS
 
-Audience = Literal["public", "seat", "user"]
+Audience = Literal["public", "seat", "player", "user"]
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -286,6 +287,48 @@ class SeatDealRevealed(DealRevealed):
     seat: int = field(kw_only=True, metadata={"doc": "whom it is for", "sent": False})
 
 
+@dataclass(slots=True)
+class WaitingListChanged(ServerEvent):
+    """The table's waiting list changed (R44): who waits, in order, and the seats held for
+    those offered one (as in the snapshot's `waiting`)."""
+
+    type: ClassVar[str] = "waiting_list"
+    audience: ClassVar[Audience] = "public"
+    line: list[dict[str, Any]] = field(metadata=_doc("{user_id, name}, the first in line first"))
+    offered: list[int] = field(metadata=_doc("the seats held for an offer"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "waiting_list", "line": self.line, "offered": self.offered}
+
+
+@dataclass(slots=True)
+class SeatOffered(ServerEvent):
+    """To the first in line alone (R44): this seat is yours to take with `sit` within `ms`;
+    after that, or on `wait_leave`, it goes to the next in line."""
+
+    type: ClassVar[str] = "seat_offered"
+    audience: ClassVar[Audience] = "player"
+    seat: int
+    ms: int = field(metadata=_doc("the time left to take it"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "seat_offered", "seat": self.seat, "ms": self.ms}
+
+
+@dataclass(slots=True)
+class SeatOfferEnded(ServerEvent):
+    """To the player offered a seat (R44): the offer is over, not taken: `expired` (they are
+    off the list) or `declined` (`wait_leave`)."""
+
+    type: ClassVar[str] = "seat_offer_ended"
+    audience: ClassVar[Audience] = "player"
+    seat: int
+    reason: Literal["expired", "declined"]
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "seat_offer_ended", "seat": self.seat, "reason": self.reason}
+
+
 # -- a client's own frames: not numbered ----------------------------------------------------
 
 
@@ -303,7 +346,9 @@ class Snapshot(ServerEvent):
     hand: dict[str, Any] | None = field(
         metadata=_doc("the hand being played, as this user may see it")
     )
-    you: dict[str, Any] = field(metadata=_doc("user_id, seat, info"))
+    you: dict[str, Any] = field(
+        metadata=_doc("user_id, seat, info, waiting (your place in line or null), offer")
+    )
     voided: list[dict[str, Any]] = field(metadata=_doc("as the `hand_voided` events"))
     observers: int
     log: list[dict[str, Any]] = field(
@@ -317,6 +362,9 @@ class Snapshot(ServerEvent):
     seat_requests: list[dict[str, Any]] = field(
         default_factory=list,
         metadata=_doc("R43: as `seat_requests`: the host's every one, a requester's own"),
+    )
+    waiting: dict[str, Any] | None = field(
+        default=None, metadata=_doc("the waiting list (R44): line, offered")
     )
 
     def body(self) -> dict[str, Any]:
@@ -334,6 +382,7 @@ class Snapshot(ServerEvent):
             "log_complete": self.log_complete,
             "next_deal": self.next_deal,
             "seat_requests": self.seat_requests,
+            "waiting": self.waiting,
         }
 
 
@@ -503,6 +552,7 @@ TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
     DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
     TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed, PlayerMoved,
     PlayerFinished, TournamentInfo, TimeBank, SeatRequests, SeatAnswer,
+    WaitingListChanged, SeatOffered, SeatOfferEnded,
 )  # fmt: skip
 REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
 

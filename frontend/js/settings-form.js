@@ -24,6 +24,8 @@ const DEFAULTS = {
   private: false,
   seat_approval: false,
   ledger_shared: false,
+  rotation: "none",
+  rotation_hands: 8,
 };
 
 function select(name, options, value) {
@@ -58,6 +60,9 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     timeout_action: select("timeout_action", { all_in: t("form.timeout.all_in"), fold: t("form.timeout.fold") }, s.timeout_action),
     showdown_first_when_checked: select("showdown_first_when_checked", { first_to_act: t("form.first.first_to_act"), lowest_seat: t("form.first.lowest_seat") }, s.showdown_first_when_checked),
     sit_out_limit: num("sit_out_limit", s.sit_out_limit, { min: 0, max: 1000 }),
+    // R45: the game rotates (Stud Hi, Stud Hi/Lo, Razz) every N hands or every orbit
+    rotation: select("rotation", { none: t("form.rotation.none"), hands: t("form.rotation.hands"), orbit: t("form.rotation.orbit") }, s.rotation),
+    rotation_hands: num("rotation_hands", s.rotation_hands, { min: 1, max: 100 }),
     private: h("input", { name: "private", type: "checkbox", checked: s.private }),
     // a private table's host options (R43; the session ledger shared with every player)
     seat_approval: h("input", { name: "seat_approval", type: "checkbox", checked: s.seat_approval }),
@@ -76,6 +81,8 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     "div.settings-grid",
     field(t("form.name"), inputs.name),
     field(t("lobby.game"), inputs.variant),
+    field(t("form.rotation"), inputs.rotation),
+    field(t("form.rotation_hands"), inputs.rotation_hands),
     field(t("form.small_bet"), inputs.small_bet, t("form.small_bet_hint")),
     field(t("form.big_bet"), inputs.big_bet),
     field(t("form.ante"), inputs.ante),
@@ -120,6 +127,8 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
       timeout_action: inputs.timeout_action.value,
       showdown_first_when_checked: inputs.showdown_first_when_checked.value,
       sit_out_limit: Number(inputs.sit_out_limit.value),
+      rotation: inputs.rotation.value,
+      rotation_hands: Number(inputs.rotation_hands.value),
     };
     if (!forHost) {
       out.private = inputs.private.checked;

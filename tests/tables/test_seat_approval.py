@@ -108,7 +108,7 @@ async def test_r43_a_seat_waits_for_the_hosts_yes_and_the_buy_in_moves_only_then
     # the same sit again is the same request, not a second one
     assert answered(await anna.call(sit(2, 2000, "a1"))) == waiting
     second = await anna.call(sit(3, 2000, "a2"))
-    assert second["code"] == "already_waiting"
+    assert second["code"] == "request_waiting"
     # a host who reconnects finds the request in the snapshot
     nosy_id, nosy_token = await live.user("nosy")  # another player sees none of it
     nosy = await Client.open(live, stage.table_id, nosy_token, nosy_id, invite=stage.invite)

@@ -136,8 +136,12 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
     await send.call(host, {"type": "host_pause", "paused": True})
     await send.call(host, {"type": "host_settings", "changes": {"ante": 20}})
     await send.call(host, {"type": "host_pause", "paused": False})
-    await send.call(host, {"type": "host_bots", "count": 1})
+    await send.call(host, {"type": "host_bots", "count": 5})  # the table is full
+    await send.call(watcher, {"type": "wait_join"})  # R44's list, its offer, declined
     await send.call(host, {"type": "host_remove", "seat": 3})
+    await watcher.wait(lambda f: f.get("type") == "seat_offered")
+    await send.call(watcher, {"type": "wait_leave"})
+    await watcher.wait(lambda f: f.get("type") == "seat_offer_ended")
     await send.call(players[2], {"type": "leave"})
     refused = await host.send_raw(json.dumps({"type": "no_such_message", "ref": "x"}))
     assert refused["type"] == "error"
@@ -162,6 +166,7 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
     assert {
         "snapshot", "ok", "error", "deal_committed", "turn", "down_cards", "seats", "table",
         "observers", "chat", "left", "closed", "post_ante_due", "deal_revealed",
+        "waiting_list", "seat_offered", "seat_offer_ended",
         "hand_started", "card_dealt", "hand_shown", "folded", "pot_awarded", "hand_ended",
         "seat_requests", "seat_answer",
     } <= sent  # fmt: skip

@@ -36,6 +36,9 @@ export function emptyState(userId) {
     finished: null, // {place, of, prize, tournament_id}: this player's place in the tournament
     seatRequests: [], // R43: seat requests waiting for the host (the host's all, a player's own)
     seatAnswer: null, // R43: the last answer to this player's request, {request, seat, approved, reason}
+    waiting: { line: [], offered: [] }, // the waiting list (R44): who waits, the seats held
+    myWait: null, // this player's place in line (1 first), or null
+    offer: null, // {seat, until}: a seat offered to this player (R44), until Date.now() passes `until`
   };
 }
 
@@ -192,6 +195,9 @@ export function applySnapshot(state, snap) {
   state.closed = !!snap.table.closed;
   state.observers = snap.observers ?? 0;
   state.seatRequests = snap.seat_requests || [];
+  state.waiting = snap.waiting ?? { line: [], offered: [] };
+  state.myWait = snap.you?.waiting ?? null;
+  state.offer = snap.you?.offer ? { seat: snap.you.offer.seat, until: Date.now() + snap.you.offer.ms } : null;
   // the lines before the snapshot's hand stay (a resync); the hand's own are drawn anew
   const lines = replayedLog(state, snap);
   const from = lines.length ? lines[0].v : Infinity;
@@ -309,6 +315,20 @@ export function applyEvent(state, ev) {
     }
     case "observers":
       state.observers = ev.count;
+      break;
+    case "waiting_list": {
+      state.waiting = { line: ev.line, offered: ev.offered };
+      const at = ev.line.findIndex((w) => w.user_id === state.userId);
+      state.myWait = at < 0 ? null : at + 1;
+      break;
+    }
+    case "seat_offered":
+      state.offer = { seat: ev.seat, until: Date.now() + ev.ms };
+      log(state, t("wait.offered", { n: ev.seat + 1, s: Math.round(ev.ms / 1000) }), "info");
+      break;
+    case "seat_offer_ended":
+      state.offer = null;
+      log(state, t(ev.reason === "expired" ? "wait.expired" : "wait.declined"), "info");
       break;
     case "chat":
       state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId });

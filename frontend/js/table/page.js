@@ -127,6 +127,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       }
       if (frame.type === "seat_answer") seatAnswered(frame);
       if (frame.type === "seat_requests" || frame.type === "seats") for (const follow of followers) follow();
+      if (frame.type === "seat_offered") offered(frame); // R44: the seat is this player's to take
       keeper.seated(mySeat(state));
       if (frame.type === "deal_committed") keeper.dealCommitted(frame, mySeat(state));
       if (frame.type === "turn" && frame.seat === mySeat(state)) {
@@ -251,7 +252,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const table = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandNumber, state.observers, invite, host ? null : state.seatRequests]);
+    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandNumber, state.observers, invite, host ? null : state.seatRequests, state.myWait, state.waiting, state.offer]);
     keyed(header, key, () => {
       if (!table) return h("h1.table-title", t("conn.connecting"));
       const conn = t(`conn.${status}`);
@@ -267,6 +268,13 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(btn(t("table.top_up"), "top-up", topUp));
         buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
       }
+      // R44: a full public table's waiting list, for a player without a seat
+      const held = state.waiting?.offered ?? [];
+      const full = state.seats.length + held.length >= table.max_seats;
+      if (!info && !state.closed && !directed && !table.private && (full || state.myWait)) {
+        if (state.myWait) buttons.push(btn(t("wait.leave", { n: state.myWait }), "wait-leave", () => command({ type: "wait_leave" }).then(() => toast(t("wait.left")))));
+        else buttons.push(btn(t("wait.join"), "wait-join", () => command({ type: "wait_join" }).then((r) => toast(t("wait.joined", { n: r.waiting })))));
+      }
       if (state.lastHandNumber) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandNumber)));
       if (state.lastHandNumber) buttons.push(btn(t("table.last_hands"), "last-hands", lastHands));
       if (invite && host && !state.closed && !directed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
@@ -279,7 +287,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         h(
           "div.table-title-row",
           h("h1.table-title", table.name),
-          h("span.chip-tag", variantName(table.variant)),
+          h("span.chip-tag.game", table.rotation_step ? t("rotation.tag", { game: variantName(table.variant) }) : variantName(table.variant)),
           h("span.chip-tag", `${amount(table.small_bet)}/${amount(table.big_bet)}`),
           table.ante ? h("span.chip-tag", t("table.ante_tag", { amount: amount(table.ante) })) : null,
           table.private ? h("span.chip-tag.private", t("badge.private")) : null,
@@ -332,6 +340,12 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       toast(err.message, "error", refused(err));
       throw err;
     }
+  }
+
+  /** A seat offered from the waiting list: said, and its buy-in dialog opened at once. */
+  function offered(frame) {
+    toast(t("wait.offered", { n: frame.seat + 1, s: Math.round(frame.ms / 1000) }), "info", 8000);
+    if (!document.getElementById("buy-in-dialog")) buyIn(frame.seat);
   }
 
   async function buyIn(seat) {

@@ -53,6 +53,10 @@ function seatView(state, seat, ctx) {
     const label = t("seat.number", { n: seat + 1 });
     // at a tournament's table the director seats the players: no seat is offered
     if (ctx.me !== null || state.closed || state.table?.tournament) return { key: `empty/${label}`, node: () => h("div.seat-empty", { "aria-label": t("seat.empty", { n: seat + 1 }) }, label) };
+    // a seat held for the waiting list's first in line (R44): only they may take it
+    if (state.waiting?.offered?.includes(seat) && state.offer?.seat !== seat) {
+      return { key: `held/${label}`, node: () => h("div.seat-empty.seat-held", { dataset: { seat } }, label, h("small", t("wait.held"))) };
+    }
     return {
       key: `sit/${label}`,
       node: () => h("button.btn.sit-here", { type: "button", dataset: { seat }, "aria-label": t("seat.sit_in", { n: seat + 1 }), onclick: () => ctx.onSit(seat) }, t("seat.sit_here"), h("small", label)),
@@ -165,11 +169,13 @@ function renderCenter(el, state) {
   const hand = state.hand;
   const table = state.table;
   const pots = displayPots(hand);
-  const key = JSON.stringify([hand?.number, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
+  const key = JSON.stringify([hand?.number, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase, table?.rotation_step]);
   keyed(el, key, () => {
     const parts = [];
     const variant = hand?.variant || table?.variant;
     parts.push(h("div.center-variant", variantName(variant)));
+    const rot = table?.rotation_step; // R45: where the rotation stands, and the game that follows
+    if (rot) parts.push(h("div.rotation-step", t(rot.of ? "rotation.step" : "rotation.step_orbit", { hand: rot.hand, of: rot.of, next: variantName(rot.next) })));
     if (hand?.number) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.number", { n: hand.number })));
     if (state.closed) parts.push(h("div.street", t("center.closed")));
     else if (!hand) parts.push(h("div.street", table?.paused ? t("table.paused") : t("center.waiting")));
