@@ -163,6 +163,7 @@ class Table:
         )
         state = table.state
         state.button = stored.button
+        state.hands_before = stored.hands_recorded
         state.voided = list(stored.voided)
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
