@@ -165,12 +165,14 @@ function renderCenter(el, state) {
   const hand = state.hand;
   const table = state.table;
   const pots = displayPots(hand);
-  const key = JSON.stringify([hand?.number, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
+  const key = JSON.stringify([hand?.number, hand?.count, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
   keyed(el, key, () => {
     const parts = [];
     const variant = hand?.variant || table?.variant;
     parts.push(h("div.center-variant", variantName(variant)));
-    if (hand?.number) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.number", { n: hand.number })));
+    // players read the table's own count; the number is the hand's id (history, mail, proof)
+    if (hand?.count) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.at_table", { count: hand.count }), h("span.hand-id", ` · #${hand.number}`)));
+    else if (hand?.number) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.number", { n: hand.number })));
     if (state.closed) parts.push(h("div.street", t("center.closed")));
     else if (!hand) parts.push(h("div.street", table?.paused ? t("table.paused") : t("center.waiting")));
     else if (hand.over) parts.push(h("div.street", t("center.over")));
