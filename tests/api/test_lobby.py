@@ -159,7 +159,6 @@ async def test_an_invite_names_its_table_and_its_host_to_anyone_and_nothing_more
         closing = {"type": "host_close"}
         r = await host.post(f"/api/tables/{private['table']['id']}/host", json=closing)
         assert r.status_code == 200, r.text
-    await live.settle(private["table"]["id"])
     async with live.http() as anyone:
         gone = await anyone.get(f"/api/tables/invite/{invite}")
         assert refusal(gone) == (404, "no_such_invite")
