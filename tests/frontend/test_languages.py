@@ -273,7 +273,7 @@ def test_a_whole_hand_in_german_chosen_in_the_header_and_kept(
         assert set(labels) & {"Mitgehen 0,50 $", "Bring-in 0,50 $", "Checken"}, labels
         assert all(GERMAN_BUTTONS.match(x) for x in labels), labels
         text = "\n".join(lines)
-        assert re.match(r"Neue Hand #\d+ · ", lines[0]), lines
+        assert re.match(r"Hand \d+ an diesem Tisch \(#\d+\) · ", lines[0]), lines
         assert "Dritte Straße" in lines and "Vierte Straße" in lines, lines
         assert re.search(r"(bringt den Bring-in von|geht mit) 0,50 \$", text), text
         assert GERMAN_HANDS.search(text), text

@@ -76,15 +76,19 @@ function seatView(state, seat, ctx) {
   if (p && p.folded && me && p.down) cards.push(...studCards(p.up, p.down, p.down_count, { small: false }));
   const named = p && (p.high || p.low) ? [p.high, p.low].filter(Boolean).map(handName) : [];
   const bet = ctx.portrait ? wagerOf(state, seat) : 0; // a phone's seat carries its bet
-  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded, bet, acting && hand.bank === seat]);
+  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded, bet, acting && hand.bank === seat, !!ctx.portrait]);
   return {
     key,
     node: () => {
+      const made = named.length ? h("div.made", named.map((text) => h("span", { title: text }, text))) : null;
       const label = [me ? t("seat.you") : null, name, t("seat.number", { n: seat + 1 }), chips(stack), ...status, acting ? t("seat.to_act") : null].filter(Boolean).join(", ");
       return h(
         `div.seat-box${acting ? ".acting" : ""}${me ? ".mine" : ""}${p?.folded ? ".folded" : ""}${winner ? ".winner" : ""}${info?.sitting_out ? ".out" : ""}`,
         { role: "group", "aria-label": label, dataset: { seat, name } },
-        h("div.hole", { "aria-label": t("seat.cards_of", { name }) }, cards),
+        // on a phone the hand's name lies over its own cards (as PokerStars shows it): below
+        // the plate it covered the seat under it, and pushed the viewer's cards into its
+        // neighbours' (the viewer's seat grows upwards)
+        h("div.hole", { "aria-label": t("seat.cards_of", { name }) }, cards, ctx.portrait ? made : null),
         h(
           "div.plate",
           h("div.plate-name", h("span.name", { title: name }, name), ...flags),
@@ -93,7 +97,7 @@ function seatView(state, seat, ctx) {
           status.length ? h("div.plate-status", status.join(" · ")) : null,
           acting ? h(`div.timer${hand.bank === seat ? ".bank" : ""}`, { "aria-hidden": "true" }, h("div.timer-bar")) : null,
         ),
-        named.length ? h("div.made", named.map((text) => h("span", text))) : null,
+        ctx.portrait ? null : made,
         bet ? h("div.seat-bet", betChips(state, seat)) : null,
       );
     },
