@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext, ViewportSize, expect
 
 from tests.frontend.players import Game, Player, calldown
 from tests.frontend.table_kit import create_table, open_table, register, sit
 
 pytestmark = pytest.mark.xdist_group("browser")
 
-VIEW = {"width": 1280, "height": 860}
+VIEW: ViewportSize = {"width": 1280, "height": 860}
 
 
 def seated(
