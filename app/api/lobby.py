@@ -25,6 +25,7 @@ from app.api.deps import (
 )
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
+from app.store import accounts
 from app.tables import TableError, TableSettings
 from app.wire import client as c
 
@@ -41,6 +42,7 @@ __all__ = [
 
 router = APIRouter(prefix="/api/tables", tags=["tables"])
 MAX_PASSWORD = 128
+MAX_INVITE = 128
 
 
 def no_such_table() -> Exception:
@@ -62,7 +64,7 @@ def refused(exc: TableError, statuses: dict[str, int], default: int) -> Exceptio
 
 class JoinTable(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    invite: Annotated[str, Field(min_length=1, max_length=128)]
+    invite: Annotated[str, Field(min_length=1, max_length=MAX_INVITE)]
     password: Annotated[str, Field(max_length=MAX_PASSWORD)] | None = None
 
 
@@ -137,6 +139,25 @@ async def join_table(body: JoinTable, services: Services, player: CurrentPlayer)
     if found[0].get("refused") == "bad_password":
         raise api_error(403, "bad_password", "wrong table password")
     return found[0]
+
+
+@router.get("/invite/{token}")
+async def invitation(token: str, services: Services) -> dict[str, str]:
+    """Who invites you, for the login page of an invite opened logged out: the table's name
+    and its host's name, nothing else. No login needed: the invite is the secret, and an
+    unknown one (or a closed table's) is a 404 that says nothing about any table."""
+    unknown = api_error(404, "no_such_invite", "This invite link is not valid any more")
+    if len(token) > MAX_INVITE:
+        raise unknown
+    found = await services.peers.ask_all("invited", {"invite": token})
+    if not found:
+        raise unknown
+    host: int = found[0]["host"]
+    async with services.db.session() as session:
+        names = await accounts.names_of(session, [host])
+    if host not in names:
+        raise unknown
+    return {"table": str(found[0]["table"]), "host": names[host]}
 
 
 @router.get("/{table_id}")

@@ -77,6 +77,14 @@ class ProcessOps:
         await table.request(m.Admit(int(args["user"])))
         return joined(table.id, table.summary())
 
+    async def invited_here(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Who invites to the table of this invite, if it runs here (None if not): its name
+        and its host's user id, nothing else (the login page says "Anna invited you to …")."""
+        table = self.manager.by_invite(str(args["invite"]))
+        if table is None or table.state.host_user_id is None:
+            return None
+        return {"table": table.state.settings.name, "host": table.state.host_user_id}
+
     async def create_here(self, args: dict[str, Any]) -> dict[str, Any]:
         """A new table run here, hosted by the asker, with its invite; or a tournament's
         table, made by its director (`tournament`), its settings the director's."""
@@ -122,4 +130,5 @@ def install(router: TableRouter, manager: TableManager, passwords: Passwords) ->
     router.process_op("hosted", ops.hosted_lines)
     router.process_op("yours", ops.your_lines)
     router.process_op("join", ops.join_here)
+    router.process_op("invited", ops.invited_here)
     router.process_op("create", ops.create_here)

@@ -410,6 +410,19 @@ async def last_games(
     }
 
 
+async def recorded_counts(session: AsyncSession, table_ids: Sequence[int]) -> Mapping[int, int]:
+    """How many finished hands each table has recorded: a restored (or moved) table counts
+    its hands on from there ("Hand 3 at this table"; the number stays the hand's id)."""
+    if not table_ids:
+        return {}
+    rows = await session.execute(
+        select(HandRecord.table_id, func.count())
+        .where(HandRecord.table_id.in_(list(table_ids)), HandRecord.status == HandStatus.DONE)
+        .group_by(HandRecord.table_id)
+    )
+    return {table_id: count for table_id, count in rows}
+
+
 async def last_buttons(session: AsyncSession, table_ids: Sequence[int]) -> Mapping[int, int]:
     """Each table's button in its latest hand, so a restored table moves it on (R5)."""
     if not table_ids:

@@ -42,6 +42,7 @@ def deal(table: TableState, players: Sequence[SeatInfo], number: int, io: Io) ->
     table.button = next((s for s in seats if s > table.button), seats[0])
     hand_id = table.hand_id = secrets.token_hex(8)
     table.hand_number = number
+    table.hand_count = table.hands_before + table.hands_played + 1
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
     place = rotation.dealt(table, players)  # R45: the hand's place in its game's step

@@ -169,11 +169,14 @@ class LedgerTableStore:
                         )
                     )
                 out.append(stored)
-            buttons = await hands.last_buttons(s, [st.table_id for st in out])
-            games = await hands.last_games(s, [st.table_id for st in out])
+            ids = [st.table_id for st in out]
+            buttons = await hands.last_buttons(s, ids)
+            games = await hands.last_games(s, ids)
+            recorded = await hands.recorded_counts(s, ids)
             for st in out:
                 st.button = buttons.get(st.table_id, -1)
                 st.last_hand = games.get(st.table_id)
+                st.hands_recorded = recorded.get(st.table_id, 0)
             return out
 
     async def buy_in(

@@ -23,7 +23,15 @@ from app.tables.effects import Said
 from app.tables.lifecycle import Lifecycle
 from app.tables.state import Kept, TableState, user_in
 from app.wire.envelope import placeholder
-from app.wire.events import DownCards, Observers, Seats, Snapshot, TableChanged, engine_body
+from app.wire.events import (
+    DownCards,
+    Observers,
+    Seats,
+    Snapshot,
+    Started,
+    TableChanged,
+    engine_body,
+)
 
 HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
 
@@ -37,7 +45,8 @@ def engine_events(table: TableState, events: Sequence[Event]) -> list[Said]:
     hand_id = table.hand_id
     for event in events:
         if isinstance(event, HandStarted):
-            body, audience = engine_body(event, hand_id, number=str(table.hand_number))
+            number = str(table.hand_number)
+            body, audience = engine_body(event, hand_id, number, started=started(table))
         elif event.type in POT_EVENTS and table.hand is not None:
             # no wager comes between two such events of one step: the pots after it hold
             pots = pots if pots is not None else pots_now(table.hand)
@@ -51,6 +60,13 @@ def engine_events(table: TableState, events: Sequence[Event]) -> list[Said]:
         counts = {str(p.seat): len(p.down) for p in table.hand.players if not p.folded}
         out.append(Said(DownCards(hand_id, counts)))
     return out
+
+
+def started(table: TableState) -> Started:
+    """The hand's count at this table and its players' names, as its start says them."""
+    assert table.hand_count is not None and table.recording is not None
+    names = {str(seat["seat"]): seat["name"] for seat in table.recording.start.seats}
+    return Started(table.hand_count, names)
 
 
 def seats_said(table: TableState) -> Said:
@@ -180,6 +196,9 @@ def snapshot(
         hand_view = view_for(hand, seat) if seat in hand.by_seat else observer_view(hand)
         hand_view["hand_id"] = table.hand_id
         hand_view["number"] = str(table.hand_number)
+        if table.recording is not None:  # (a hand is recorded from its deal on)
+            said = started(table)
+            hand_view["count"], hand_view["names"] = said.count, said.names
         hand_view["turn_id"] = table.turn_id
         hand_view["remaining_ms"] = remaining_ms
         if hand.to_act is not None and hand_view["legal"] is None:

@@ -190,14 +190,18 @@ class TableState:
     # the hand being played: its engine state, ids, players and record
     hand: Hand | None = None
     hand_id: str | None = None  # internal: the hand's rows and postings
-    hand_number: int | None = None  # what players see (numbers.py)
+    hand_number: int | None = None  # the hand's id for players (numbers.py)
+    # the hand's count at this table (1: its first), what players read ("Hand 3 at this
+    # table"): numbers come in blocks per table, so a new table's first hand may be #21
+    hand_count: int | None = None
     hand_users: dict[int, int] = field(default_factory=dict)  # seat -> user for the hand
     start_stacks: dict[int, int] = field(default_factory=dict)
     recording: Recording | None = None
     fair: TableSeeds = field(default_factory=TableSeeds)  # the next announce, seed chains (R39)
     turn_id: int = 0
     button: int = -1
-    hands_played: int = 0
+    hands_played: int = 0  # by this run of the table
+    hands_before: int = 0  # recorded before this run (a restart, a move)
     unwritten: int = 0  # finished hands the hand writer has not written yet
     # chip requests answered, by ledger key: (what was asked, the answer), oldest first
     answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = field(default_factory=dict)

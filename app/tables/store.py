@@ -33,6 +33,7 @@ class StoredTable:
     members: set[int] = field(default_factory=set)
     seats: list[StoredSeat] = field(default_factory=list)
     button: int = -1  # the button of the table's last hand (R5 moves it on)
+    hands_recorded: int = 0  # its finished hands recorded so far (the table-local count)
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands voided at start-up
     tournament_id: int | None = None  # a tournament's table
     limits: dict[int, Limits] = field(default_factory=dict)  # the host's per player (R43)

@@ -175,6 +175,7 @@ class Table:
         )
         state = table.state
         state.button = stored.button
+        state.hands_before = stored.hands_recorded
         state.voided = list(stored.voided)
         state.limits = dict(stored.limits)
         for s in stored.seats:

@@ -344,7 +344,10 @@ class Snapshot(ServerEvent):
     table: dict[str, Any]
     seats: list[dict[str, Any]]
     hand: dict[str, Any] | None = field(
-        metadata=_doc("the hand being played, as this user may see it")
+        metadata=_doc(
+            "the hand being played, as this user may see it; with `number`, `count` and"
+            " `names` as in its `hand_started`"
+        )
     )
     you: dict[str, Any] = field(
         metadata=_doc("user_id, seat, info, waiting (your place in line or null), offer")
@@ -559,10 +562,28 @@ REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
 
 # -- the engine's events on the wire ------------------------------------------------------
 
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What the table adds to `hand_started` beside its number: the hand's count at this
+    table and the names of the players dealt in (a player who leaves mid-hand keeps theirs
+    in the hand's log, after a reload too)."""
+
+    count: int
+    names: dict[str, str]
+
+
 ENGINE_ADDED: dict[str, tuple[str, type, str]] = {
     # field: (the events it is added to ("*": all), its type, its doc)
     "hand_id": ("*", str, "the hand it belongs to"),
     "number": ("hand_started", str, "the hand's number, a string of digits"),
+    "count": (
+        "hand_started",
+        int,
+        "the hand's count at this table (1: its first hand), what players read; `number`"
+        " stays its id",
+    ),
+    "names": ("hand_started", dict[str, str], "each seat dealt in: its player's name"),
     "pots": (
         " ".join(sorted(POT_EVENTS)),
         list[dict[str, Any]],
@@ -576,6 +597,7 @@ def engine_body(
     hand_id: str | None,
     number: str | None = None,
     pots: list[dict[str, Any]] | None = None,
+    started: Started | None = None,
 ) -> tuple[dict[str, Any], int | None]:
     """An engine event's wire object and the one seat that may see it (None: public)."""
     body = event.to_dict()
@@ -583,6 +605,9 @@ def engine_body(
     body["hand_id"] = hand_id
     if number is not None:
         body["number"] = number
+        if started is not None:
+            body["count"] = started.count
+            body["names"] = started.names
     elif pots is not None:
         body["pots"] = pots
     return body, audience

@@ -74,7 +74,8 @@ def rebuilt(frame: Frame) -> str | None:
         return None
     if catalog.SERVER[frame["type"]].group == "engine":
         number, pots = frame.get("number"), frame.get("pots")
-        body, _ = events.engine_body(engine_event(frame), frame["hand_id"], number, pots)
+        started = events.Started(frame["count"], frame["names"]) if "count" in frame else None
+        body, _ = events.engine_body(engine_event(frame), frame["hand_id"], number, pots, started)
         return encode(frame["v"], body)
     cls = next(c for c in (*events.TABLE_EVENTS, *events.REPLIES) if c.type == frame["type"])
     fields = {

@@ -129,6 +129,8 @@ function handFromView(hv, table) {
   const hand = {
     hand_id: hv.hand_id,
     number: hv.number ?? null,
+    count: hv.count ?? null, // the hand's count at this table: what players read
+    names: hv.names || {}, // every seat dealt in, by its player's name (one who left too)
     variant: hv.variant,
     street: hv.street,
     phase: hv.phase,
@@ -370,16 +372,17 @@ export function applyEvent(state, ev) {
       const players = {};
       ev.seats.forEach((seat, i) => (players[seat] = newPlayer(seat, ev.stacks[i])));
       state.hand = {
-        hand_id: ev.hand_id, number: ev.number ?? null, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
+        hand_id: ev.hand_id, number: ev.number ?? null, count: ev.count ?? null, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
         to_act: null, turn_id: null, legal: null, deadline: null, stopped_left: null, timer_ms: state.table?.action_timer_ms ?? 10000,
         community: null, players, pots: [], order: [], awards: [], rake: 0, over: false,
         bring_in_seat: null, bank: null,
         commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
       };
-      state.hand.names = Object.fromEntries(state.seats.filter((x) => ev.seats.includes(x.seat)).map((x) => [x.seat, x.name]));
+      // the server names every seat dealt in; the seat list is the fallback of older events
+      state.hand.names = ev.names || Object.fromEntries(state.seats.filter((x) => ev.seats.includes(x.seat)).map((x) => [x.seat, x.name]));
       state.postAnteDue = false;
       state.handsSeen += 1;
-      log(state, t("log.new_hand", { n: ev.number ?? "", who: name(ev.button) }), "hand");
+      log(state, ev.count ? t("log.new_hand_at_table", { count: ev.count, n: ev.number ?? "", who: name(ev.button) }) : t("log.new_hand", { n: ev.number ?? "", who: name(ev.button) }), "hand");
       break;
     }
     case "ante_posted":

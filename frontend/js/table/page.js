@@ -7,6 +7,8 @@ import { amount, setUnit, t } from "../i18n.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
 import { ledgerDialog } from "./ledger.js";
+import { TurnNotice, soundOn } from "./notice.js";
+import { afterPlayed, choose, decide, kept, offered } from "./preactions.js";
 import { inviteDialog } from "../invite-dialog.js";
 import { checkReveal } from "../fairness.js";
 import { checkHand, problemText, uncheckedText, verdict } from "../seeded.js";
@@ -41,6 +43,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   let lastHandSeen = 0;
   let invite = null; // the private table's invite token, when this player is its host
   const followers = new Set(); // an open host dialog, redrawn as seats and seat requests change
+  let chosen = null; // the pre-action set before this player's turn (preactions.js)
+  const notice = new TurnNotice(); // the tab's title and icon, a tone, a vibration
+  const unlockSound = () => soundOn() && notice.unlock(); // a tone may play only after a click
 
   const header = h("div.table-head");
   const strip = tournamentStrip(); // a tournament's table: its level, clock and notices
@@ -112,6 +117,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (state.table.id !== tableId) followed(state.table.id);
       handEvents = null; // a snapshot's log lacks the other seats' down cards: positions unknown
       keeper.snapshot(frame, mySeat(state));
+      chosen = kept(state, chosen);
+      if (myLegal(state)) playChosen();
     } else if (typeof frame.v === "number") {
       if (frame.v <= state.v) return;
       if (frame.v !== state.v + 1) {
@@ -128,12 +135,14 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (frame.type === "seat_answer") seatAnswered(frame);
       if (frame.type === "seat_requests" || frame.type === "seats") for (const follow of followers) follow();
       if (frame.type === "seat_offered") offered(frame); // R44: the seat is this player's to take
+      chosen = kept(state, chosen); // before the turn it may be played on
       keeper.seated(mySeat(state));
       if (frame.type === "deal_committed") keeper.dealCommitted(frame, mySeat(state));
       if (frame.type === "turn" && frame.seat === mySeat(state)) {
         announce();
         // on a phone the bar sits below the felt: bring it into view for the turn
         barWanted = PHONE.matches;
+        playChosen();
       }
       if (frame.type === "deal_revealed") {
         if (frame.reveal?.scheme === "seeded-v2") checkSeeded(frame, state.commitment);
@@ -141,7 +150,19 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       }
     }
     window.studDebug.v = state.v;
+    notice.update(!!myLegal(state)); // here, not when drawing: a hidden tab draws nothing
     schedule();
+  }
+
+  /** This player's turn came: the pre-action chosen before it is played at once (the turn is
+   * the server's; the act is an ordinary `act`), or dropped when it does not fit. */
+  function playChosen() {
+    const legal = myLegal(state);
+    const action = decide(chosen, legal);
+    chosen = action ? afterPlayed(chosen, action) : null;
+    if (!action) return;
+    window.studDebug.preplayed.push({ turn_id: state.hand.turn_id, action });
+    act({ action });
   }
 
   /** The socket now follows this player's new table (their tournament moved them): the page
@@ -264,6 +285,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         if (state.postAnteDue) buttons.push(btn(t("table.post_ante"), "post-ante", () => command({ type: "post_ante" }).then(() => (state.postAnteDue = false))));
         buttons.push(
           h("label.toggle", h("input", { type: "checkbox", checked: info.auto_post, onchange: (ev) => command({ type: "auto_post", on: ev.target.checked }) }), " ", t("table.auto_post")),
+        );
+        buttons.push(
+          h("label.toggle", h("input", { type: "checkbox", name: "turn-sound", checked: soundOn(), onchange: (ev) => notice.setSound(ev.target.checked) }), " ", t("turn.sound")),
         );
         buttons.push(btn(t("table.top_up"), "top-up", topUp));
         buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
@@ -470,7 +494,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const legal = myLegal(state);
     const hand = state.hand;
     const seat = mySeat(state);
-    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused, !!state.table?.tournament]);
+    const pre = legal ? [] : offered(state, chosen);
+    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused, !!state.table?.tournament, pre, chosen]);
     actionBar.dataset.turn = legal ? String(hand.turn_id) : "";
     keyed(actionMain, key, () => {
       if (state.closed) return h("p.waiting", t("table.closed"));
@@ -484,10 +509,33 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         if (note) buttons.filter((b) => b.dataset.action === "muck").forEach((b) => b.setAttribute("aria-describedby", "muck-note"));
         return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": t("table.seconds_left") })), h("div.buttons", buttons), note];
       }
-      if (hand && !hand.over && hand.to_act !== null) return h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
+      if (hand && !hand.over && hand.to_act !== null) {
+        const waiting = h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
+        return pre.length ? [waiting, preButtons(pre)] : waiting;
+      }
       if (hand && hand.over) return h("p.waiting", state.table?.paused ? t("table.paused") : t("table.next_soon"));
       return h("p.waiting", t("table.waiting_next"));
     });
+  }
+
+  /** The pre-actions as toggles (one at a time), shown while it is not this player's turn. */
+  function preButtons(list) {
+    const label = (o) =>
+      o.kind === "check_fold" ? (o.owed > 0 ? t("act.fold") : t("pre.check_fold"))
+      : o.kind === "check" ? t("act.check")
+      : o.kind === "call" ? t("act.call", { amount: amount(o.amount) })
+      : o.kind === "call_any" ? (o.owed > 0 ? t("pre.call_any") : t("pre.check_call_any"))
+      : t("pre.fold_any");
+    const on = (o) => chosen?.kind === o.kind && (o.kind !== "call" || chosen.amount === o.amount);
+    const toggle = (o) => {
+      chosen = on(o) ? null : choose(state, o.kind, o.amount);
+      schedule();
+    };
+    return h(
+      "div.pre-actions",
+      { role: "group", "aria-label": t("pre.title") },
+      list.map((o) => h("button.btn.small.pre", { type: "button", "aria-pressed": String(on(o)), dataset: { pre: o.kind }, onclick: () => toggle(o) }, label(o))),
+    );
   }
 
   async function act(b) {
@@ -595,8 +643,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     onStatus: setStatus,
   });
   keeper = new SeedKeeper(tableId, (msg) => socket.request(msg));
-  window.studDebug = { socket, state, v: 0, drop: () => socket.drop(), verdicts: {} };
+  window.studDebug = { socket, state, v: 0, drop: () => socket.drop(), verdicts: {}, preplayed: [], notice, chosen: () => chosen };
   document.addEventListener("keydown", onKey);
+  document.addEventListener("pointerdown", unlockSound);
   window.addEventListener("resize", schedule); // the seats move when the felt turns portrait
   socket.connect();
   render();
@@ -607,6 +656,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     strip.stop();
     setUnit("money"); // the next page's amounts are dollars again
     document.removeEventListener("keydown", onKey);
+    document.removeEventListener("pointerdown", unlockSound);
+    notice.stop();
     window.removeEventListener("resize", schedule);
     socket.close();
   };
