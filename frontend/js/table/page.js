@@ -134,7 +134,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       }
       if (frame.type === "seat_answer") seatAnswered(frame);
       if (frame.type === "seat_requests" || frame.type === "seats") for (const follow of followers) follow();
-      if (frame.type === "seat_offered") offered(frame); // R44: the seat is this player's to take
+      if (frame.type === "seat_offered") seatOffered(frame); // R44: the seat is this player's to take
       chosen = kept(state, chosen); // before the turn it may be played on
       keeper.seated(mySeat(state));
       if (frame.type === "deal_committed") keeper.dealCommitted(frame, mySeat(state));
@@ -367,7 +367,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   }
 
   /** A seat offered from the waiting list: said, and its buy-in dialog opened at once. */
-  function offered(frame) {
+  function seatOffered(frame) {
     toast(t("wait.offered", { n: frame.seat + 1, s: Math.round(frame.ms / 1000) }), "info", 8000);
     if (!document.getElementById("buy-in-dialog")) buyIn(frame.seat);
   }
