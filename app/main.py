@@ -20,6 +20,7 @@ from app.store.directory import Directory
 from app.store.migrate import ensure_schema
 from app.store.processes import Me, Registration
 from app.tables import LedgerTableStore, TableManager
+from app.tables.rebalance import Balancing
 
 
 async def _database(settings: Settings) -> Database:
@@ -92,13 +93,21 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         else Directory(db, lease_seconds=settings.lease_seconds),
         lease_seconds=settings.lease_seconds,
         watch_expiry=True,
+        balancing=Balancing(
+            step=settings.rebalance_step,
+            margin=settings.rebalance_margin,
+            hold_down=settings.lease_seconds,  # a joining process's start-up claims first
+            seconds=settings.drain_seconds,
+        ),
     )
 
     async def beat() -> None:
         # each heartbeat: renew this process's leases, claim free tables while there is
-        # room, and forget the sockets of processes that died
+        # room, forget the sockets of processes that died, and even the tables out
         await manager.heartbeat()
         await services.peers.sweep()
+        if services.rebalancer is not None:  # a round in the background, if one is due
+            services.rebalancer.tick()
         if services.directors is not None:  # tournaments: renew, and claim what is due
             await services.directors.heartbeat()
 

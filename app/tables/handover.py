@@ -116,6 +116,15 @@ class Handover:
             raise TableError("table_moved", MOVED)
         to = args.get("to")
         target = await self._target(str(to) if to else None)
+        moved, owner = await self.move_to(table_id, target, float(args.get("seconds", 30.0)))
+        return {"moved": moved, "target": target, "owner": owner}
+
+    async def move_to(self, table_id: int, target: str, seconds: float) -> tuple[bool, str | None]:
+        """Hand a table run here to `target` once its hand is over (at most `seconds`):
+        whether it was let go, and where it runs now: the target, this process (its hand did
+        not end in time, or the target did not take it: claimed back at once), or None when
+        nobody could claim it (a heartbeat will). A move and a rebalancing both go this way."""
+        tables = self.router.tables
         owner: list[str | None] = [None]  # let go, and (not yet) claimed
 
         async def then(table_ids: list[int]) -> None:
@@ -127,5 +136,5 @@ class Handover:
             back = await tables.adopt([table_id])
             owner[0] = self.router.me if table_id in back else None
 
-        moved = await tables.move(table_id, float(args.get("seconds", 30.0)), then)
-        return {"moved": moved, "target": target, "owner": owner[0] if moved else self.router.me}
+        moved = await tables.move(table_id, seconds, then)
+        return moved, owner[0] if moved else self.router.me
