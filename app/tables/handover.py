@@ -66,8 +66,13 @@ class Handover:
             log.warning("tables %s not taken by %s", declined, process)
 
     async def _claim(self, args: dict[str, Any]) -> list[int]:
-        """Another process let these tables go for this one to run."""
-        return await self.router.tables.adopt([int(t) for t in args["tables"]])
+        """Another process let these tables go for this one to run: the ones that run here
+        now (this process's own heartbeat may have claimed one just before: it is taken all
+        the same)."""
+        tables = self.router.tables
+        wanted = [int(t) for t in args["tables"]]
+        claimed = set(await tables.adopt(wanted))
+        return [t for t in wanted if t in claimed or tables.get(t) is not None]
 
     async def _room(self, args: dict[str, Any]) -> int | None:
         """How many more tables this process would take now (None: no limit)."""
