@@ -80,6 +80,19 @@ class Settings(BaseSettings):
     table_capacity: int = Field(
         default=500, description="tables this process runs at most (placement reads it)"
     )
+    rebalance_step: int = Field(
+        default=2,
+        ge=0,
+        description="tables the most loaded process hands to the others per round when a "
+        "process is further from its fair share than the margin (a round at a time, started "
+        "by a heartbeat); 0: only `python -m app tables balance` rebalances",
+    )
+    rebalance_margin: int = Field(
+        default=1,
+        ge=0,
+        description="tables a process may run above or below its fair share before tables "
+        "are moved (or a tenth of the average share, when more)",
+    )
     drain_seconds: float = Field(
         default=30.0,
         description="on SIGTERM, how long current hands may run to finish before the tables "

@@ -12,7 +12,7 @@ from app.api import accounts, history, lobby, proof, session_ledger, static, tou
 from app.api import mail as mail_api
 from app.api.errors import install_handlers
 from app.api.security import SiteGuard
-from app.api.services import start_table_services, stop_table_services
+from app.api.services import TableServices, start_table_services, stop_table_services
 from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store.db import Database
@@ -20,6 +20,7 @@ from app.store.directory import Directory
 from app.store.migrate import ensure_schema
 from app.store.processes import Me, Registration
 from app.tables import LedgerTableStore, TableManager
+from app.tables.rebalance import Balancing
 
 
 async def _database(settings: Settings) -> Database:
@@ -91,6 +92,32 @@ def _watching(
     return stop
 
 
+def _beat(manager: TableManager, services: TableServices) -> Callable[[], Awaitable[None]]:
+    """What each heartbeat does besides beating."""
+
+    async def beat() -> None:
+        # renew this process's leases, claim free tables while there is room, forget the
+        # sockets of processes that died, and even the tables out
+        await manager.heartbeat()
+        await services.peers.sweep()
+        if services.rebalancer is not None:  # a round in the background, if one is due
+            services.rebalancer.tick()
+        if services.directors is not None:  # tournaments: renew, and claim what is due
+            await services.directors.heartbeat()
+
+    return beat
+
+
+def _balancing(settings: Settings) -> Balancing:
+    """How the tables are evened out between the processes (`app.tables.rebalance`)."""
+    return Balancing(
+        step=settings.rebalance_step,
+        margin=settings.rebalance_margin,
+        hold_down=settings.lease_seconds,  # a joining process's start-up claims come first
+        seconds=settings.drain_seconds,
+    )
+
+
 @asynccontextmanager
 async def table_server(application: FastAPI) -> AsyncIterator[None]:
     """The table server's lifespan: database, the process registry (or a refusal to start
@@ -124,17 +151,10 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
         else Directory(db, lease_seconds=settings.lease_seconds),
         lease_seconds=settings.lease_seconds,
         watch_expiry=True,
+        balancing=_balancing(settings),
     )
 
-    async def beat() -> None:
-        # each heartbeat: renew this process's leases, claim free tables while there is
-        # room, and forget the sockets of processes that died
-        await manager.heartbeat()
-        await services.peers.sweep()
-        if services.directors is not None:  # tournaments: renew, and claim what is due
-            await services.directors.heartbeat()
-
-    registration.set_renew(beat)
+    registration.set_renew(_beat(manager, services))
     # SIGTERM: each table goes to another process between hands (`app.cli.serve`)
     hand_over = services.handover.hand_over
     application.state.drain = lambda: manager.drain(settings.drain_seconds, then=hand_over)

@@ -193,6 +193,11 @@ FAILOVERS = Counter(
     "tables a running process claimed because their owner died or let them go",
     registry=REGISTRY,
 )
+REBALANCED = Counter(
+    "stud_lease_rebalanced",
+    "tables this process handed to another between hands to even out the load",
+    registry=REGISTRY,
+)
 ROUTED = Counter(
     "stud_routed_commands", "commands sent to the process running their table", registry=REGISTRY
 )

@@ -20,6 +20,7 @@ from app.store.passwords import Passwords
 from app.tables import Clock, LedgerTableStore, TableManager
 from app.tables.handover import Handover
 from app.tables.peers import Peers
+from app.tables.rebalance import Balancing, Rebalancer
 from app.tables.rpc import Directory, TableRouter
 from app.tournaments.directors import Directors
 from app.wire import process
@@ -38,6 +39,7 @@ class TableServices:
     collector: Collector | None = None
     sockets: OpenSockets | None = None  # by login session: a logout closes them
     directors: Directors | None = None  # the tournaments this process directs
+    rebalancer: Rebalancer | None = None  # tables evened out between the processes
 
 
 async def start_table_services(
@@ -53,6 +55,7 @@ async def start_table_services(
     freeze_gc: bool = True,
     lease_seconds: float = 5.0,
     watch_expiry: bool = False,
+    balancing: Balancing | None = None,
 ) -> TableServices:
     """Make the table manager, restore the open tables from the database, publish it on
     `app.state.table_services`. Then the garbage collector keeps to `app.collector`'s
@@ -79,6 +82,7 @@ async def start_table_services(
         allowed_origins,
         collector,
     )
+    services.rebalancer = Rebalancer(services.handover, balancing or Balancing())
     table_ops.install(router)
     process_ops.install(router, manager, services.passwords)
     services.directors = directors_for(services, lease_seconds, watch_expiry)
@@ -128,6 +132,8 @@ async def stop_table_services(app: FastAPI) -> None:
             await services.directors.stop()
         if services.sockets is not None:
             await services.sockets.stop()
+        if services.rebalancer is not None:
+            await services.rebalancer.stop()
         await services.manager.stop()
         await services.router.stop()
         if services.collector is not None:

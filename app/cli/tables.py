@@ -3,7 +3,8 @@ server process, not only the live ones (a killed one stays registered until a pr
 starting on the database finds it dead: each line says how old its heartbeat is and whether
 that makes it live) and the tables each runs; `python -m app tables move ID [--to
 PROCESS]` asks the table's owner to hand it over between hands (to PROCESS, else the
-process with most room).
+process with most room); `python -m app tables balance` evens the tables out between the
+live processes (`app.tables.rebalance`), printing each move.
 
 `move` exits 0 once the table runs on the target (read back from its lease); 1 when nothing
 moved (refused: no such table or process, the target is full or silent; or the hand did
@@ -27,6 +28,7 @@ from app.store.db import Database
 from app.store.directory import Directory
 from app.store.lease_models import ServerProcess, TableLease
 from app.store.types import utcnow
+from app.tables.balance import plan
 from app.tables.errors import TableError
 from app.tables.rpc import TableRouter
 from app.tables.table import Table
@@ -52,6 +54,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             "Exit 0: it runs on the target; 1: nothing moved; 2: it landed elsewhere."
         ),
     )
+    balance = actions.add_parser(
+        "balance",
+        help="even the tables out between the live processes, between hands",
+        description=(
+            "While a process is further from its fair share than REBALANCE_MARGIN, the most "
+            "loaded one hands tables to those below their share, each once its hand is over "
+            "(nothing is voided). Prints each move. Needs REDIS_URL and DATABASE_URL. "
+            "Exit 0: balanced; 1: not (a hand did not end in time, a process is full or "
+            "silent)."
+        ),
+    )
+    balance.add_argument(
+        "--seconds", type=float, default=30.0, help="how long to wait for each hand to end"
+    )
     move.add_argument("table", type=int)
     move.add_argument("--to", help="the process id to move it to (see `where`)")
     move.add_argument(
@@ -62,6 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "where":
         return asyncio.run(_where())
+    if args.action == "balance":
+        return asyncio.run(_balance(args.seconds))
     return asyncio.run(_move(args.table, args.to, args.seconds))
 
 
@@ -112,6 +130,8 @@ async def _claimed(directory: Directory, table_id: int, seconds: float) -> str |
 
 class NoTables:
     """This command runs no table: every table is another process's."""
+
+    draining = True
 
     def get(self, table_id: int) -> Table | None:
         return None
@@ -171,6 +191,54 @@ async def _move(table_id: int, to: str | None, seconds: float) -> int:
         return EXIT_ELSEWHERE
     except TableError as exc:
         print(f"table {table_id}: {exc.message} ({exc.code})", file=sys.stderr)
+        return EXIT_REFUSED
+    finally:
+        await router.stop()
+        await fanout.close()
+        await db.dispose()
+
+
+async def _balance(seconds: float) -> int:
+    """Round after round, the process `plan` names sheds (the process op `balance`) until
+    the shares are met or a round moves nothing."""
+    settings = get_settings()
+    if settings.fanout_url.startswith("memory://"):
+        print("balancing tables needs several processes: set REDIS_URL", file=sys.stderr)
+        return EXIT_REFUSED
+    db = Database(settings.effective_database_url)
+    fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
+    directory = Directory(db, lease_seconds=settings.lease_seconds)
+    router = TableRouter(
+        NoTables(), fanout, me=secrets.token_hex(16), directory=directory, timeout=seconds + 10
+    )
+    try:
+        await router.start()
+        while True:
+            loads = await directory.loads()
+            shed = plan(
+                loads,
+                now=utcnow(),
+                hold_down=0.0,
+                minimum_margin=settings.rebalance_margin,
+                step=len(loads) * max((ld.tables for ld in loads), default=0),
+            )
+            if shed is None:
+                counts = ", ".join(f"{ld.process} {ld.tables}" for ld in loads)
+                print(f"balanced: {counts or 'no live process'}")
+                return EXIT_OK
+            args = {"seconds": seconds, "step": len(shed.targets)}
+            moves = await router.ask_process(shed.source, "balance", args)
+            for move in moves:
+                print(f"table {move['table']} moved from {move['from']} to {move['to']}")
+            if not moves:
+                print(
+                    f"{shed.source} moved nothing (its hands did not end in {seconds} s, or "
+                    "the processes below their share are full or silent)",
+                    file=sys.stderr,
+                )
+                return EXIT_REFUSED
+    except TableError as exc:
+        print(f"balancing: {exc.message} ({exc.code})", file=sys.stderr)
         return EXIT_REFUSED
     finally:
         await router.stop()

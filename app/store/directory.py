@@ -5,7 +5,7 @@ a process's room is its capacity less the tables it holds."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
@@ -22,6 +22,17 @@ class Whereabouts:
 
     open: bool
     owner: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """A live process as the balancing sees it: its capacity, the open tables it runs (by
+    its current leases) and when it registered."""
+
+    process: str
+    capacity: int
+    tables: int
+    since: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,21 +61,30 @@ class Directory:
         live = owner if owner is not None and expires is not None and expires > utcnow() else None
         return Whereabouts(status == "open", live)
 
-    async def rooms(self) -> list[Room]:
-        """The live processes, the one with the most room first."""
+    async def loads(self) -> list[Load]:
+        """The live processes (by heartbeat), oldest first, with the open tables each runs."""
         now = utcnow()
         held = (
             select(TableLease.owner, func.count().label("n"))
-            .where(TableLease.owner.is_not(None), TableLease.expires_at > now)
+            .join(PokerTable, PokerTable.id == TableLease.table_id)
+            .where(
+                TableLease.owner.is_not(None),
+                TableLease.expires_at > now,
+                PokerTable.status == "open",
+            )
             .group_by(TableLease.owner)
             .subquery()
         )
         async with self.db.session() as s:
             rows = await s.execute(
-                select(ServerProcess.id, ServerProcess.capacity, held.c.n)
+                select(ServerProcess.id, ServerProcess.capacity, held.c.n, ServerProcess.started_at)
                 .outerjoin(held, held.c.owner == ServerProcess.id)
                 .where(ServerProcess.heartbeat_at > now - timedelta(seconds=self.lease_seconds))
                 .order_by(ServerProcess.started_at)
             )
-            rooms = [Room(pid, max(0, capacity - (n or 0))) for pid, capacity, n in rows]
+            return [Load(pid, capacity, n or 0, since) for pid, capacity, n, since in rows]
+
+    async def rooms(self) -> list[Room]:
+        """The live processes, the one with the most room first."""
+        rooms = [Room(ld.process, max(0, ld.capacity - ld.tables)) for ld in await self.loads()]
         return sorted(rooms, key=lambda r: -r.free)

@@ -66,8 +66,13 @@ class Handover:
             log.warning("tables %s not taken by %s", declined, process)
 
     async def _claim(self, args: dict[str, Any]) -> list[int]:
-        """Another process let these tables go for this one to run."""
-        return await self.router.tables.adopt([int(t) for t in args["tables"]])
+        """Another process let these tables go for this one to run: the ones that run here
+        now (this process's own heartbeat may have claimed one just before: it is taken all
+        the same)."""
+        tables = self.router.tables
+        wanted = [int(t) for t in args["tables"]]
+        claimed = set(await tables.adopt(wanted))
+        return [t for t in wanted if t in claimed or tables.get(t) is not None]
 
     async def _room(self, args: dict[str, Any]) -> int | None:
         """How many more tables this process would take now (None: no limit)."""
@@ -116,6 +121,15 @@ class Handover:
             raise TableError("table_moved", MOVED)
         to = args.get("to")
         target = await self._target(str(to) if to else None)
+        moved, owner = await self.move_to(table_id, target, float(args.get("seconds", 30.0)))
+        return {"moved": moved, "target": target, "owner": owner}
+
+    async def move_to(self, table_id: int, target: str, seconds: float) -> tuple[bool, str | None]:
+        """Hand a table run here to `target` once its hand is over (at most `seconds`):
+        whether it was let go, and where it runs now: the target, this process (its hand did
+        not end in time, or the target did not take it: claimed back at once), or None when
+        nobody could claim it (a heartbeat will). A move and a rebalancing both go this way."""
+        tables = self.router.tables
         owner: list[str | None] = [None]  # let go, and (not yet) claimed
 
         async def then(table_ids: list[int]) -> None:
@@ -127,5 +141,5 @@ class Handover:
             back = await tables.adopt([table_id])
             owner[0] = self.router.me if table_id in back else None
 
-        moved = await tables.move(table_id, float(args.get("seconds", 30.0)), then)
-        return {"moved": moved, "target": target, "owner": owner[0] if moved else self.router.me}
+        moved = await tables.move(table_id, seconds, then)
+        return moved, owner[0] if moved else self.router.me

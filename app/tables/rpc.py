@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from app import metrics
 from app.fanout import GAP, BaseFanout, FanoutError, Subscription, channels
 from app.jsontext import from_json, to_json
-from app.store.directory import Room, Whereabouts
+from app.store.directory import Load, Room, Whereabouts
 from app.tables import messages as m
 from app.tables.errors import TableError
 from app.tables.table import Table
@@ -52,10 +52,13 @@ ProcessOp = Callable[[dict[str, Any]], Awaitable[Any]]
 class Directory(Protocol):
     async def whereabouts(self, table_id: int) -> Whereabouts: ...
     async def rooms(self) -> list[Room]: ...
+    async def loads(self) -> list[Load]: ...
 
 
 class Tables(Protocol):
     """The tables this process runs (`TableManager`)."""
+
+    draining: bool  # stopping: its tables are handed over already
 
     def get(self, table_id: int) -> Table | None: ...
     def running(self) -> list[Table]: ...

@@ -1,0 +1,122 @@
+"""Evening out the tables between live server processes (issue 25): when a process joins or
+comes back, the most loaded one hands tables to it between hands, by the hand-over a move
+uses (`Handover.move_to`: no new hand, the hand in play ends and is written, the lease is
+released and the target claims it), so nothing is voided. Each heartbeat may start one round
+in the background (`tick`: the heartbeat never waits for a hand to end); the process op
+`balance` runs a round on demand (`python -m app tables balance`). Who sheds what is
+`app.tables.balance.plan`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from app import metrics
+from app.store.types import utcnow
+from app.tables.balance import plan
+from app.tables.errors import TableError
+from app.tables.handover import Handover
+from app.tables.peers import GATHER_TIMEOUT
+from app.tables.table import Table
+
+log = logging.getLogger("app.tables.rebalance")
+
+
+@dataclass(frozen=True, slots=True)
+class Balancing:
+    """The settings: `step` tables a round at most (0: only on demand), the `margin` a share
+    may be missed by, the `hold_down` after a process joins, and how long a hand may take to
+    end (`seconds`) before its table stays where it is."""
+
+    step: int = 0
+    margin: int = 1
+    hold_down: float = 5.0
+    seconds: float = 30.0
+
+
+def _order(table: Table) -> tuple[bool, bool, int]:
+    """Which tables go first: cash tables before tournament tables (a directed table waits
+    for its director's orders), those between hands now, then the newest."""
+    state = table.state
+    return (state.directed is not None, state.hand is not None, -table.id)
+
+
+class Rebalancer:
+    def __init__(self, handover: Handover, balancing: Balancing) -> None:
+        self.handover = handover
+        self.balancing = balancing
+        self._round = asyncio.Lock()  # one round at a time here, automatic or asked for
+        self._task: asyncio.Task[Any] | None = None
+        handover.router.process_op("balance", self._balance)
+
+    def tick(self) -> None:
+        """Each heartbeat: start a round unless one is under way or rebalancing is only on
+        demand."""
+        if self.balancing.step <= 0 or (self._task is not None and not self._task.done()):
+            return
+        self._task = asyncio.get_running_loop().create_task(self._automatic(), name="rebalance")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _automatic(self) -> None:
+        b = self.balancing
+        try:
+            await self.round(b.step, b.seconds, b.hold_down)
+        except Exception as exc:  # the database or Redis is away: the next heartbeat tries
+            log.warning("rebalancing failed (%s)", type(exc).__name__)
+
+    async def _balance(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """The process op: one round now, no hold-down (an operator asked)."""
+        step = int(args.get("step", self.balancing.step))
+        return await self.round(step, float(args.get("seconds", self.balancing.seconds)), 0.0)
+
+    async def round(self, step: int, seconds: float, hold_down: float) -> list[dict[str, Any]]:
+        """If this process is the one to shed, hand its tables over as `plan` says; returns
+        the moves made (`table`, `from`, `to`)."""
+        router = self.handover.router
+        directory = router.directory
+        async with self._round:
+            if directory is None or step <= 0 or router.tables.draining:  # it sheds all
+                return []
+            loads = await directory.loads()
+            shed = plan(
+                loads,
+                now=utcnow(),
+                hold_down=hold_down,
+                minimum_margin=self.balancing.margin,
+                step=step,
+            )
+            if shed is None or shed.source != router.me:
+                return []
+            ready = {t for t in set(shed.targets) if await self._ready(t)}
+            targets = [t for t in shed.targets if t in ready]
+            chosen = sorted(router.tables.running(), key=_order)[: len(targets)]
+            moves = list(zip((t.id for t in chosen), targets, strict=False))
+            owners = await asyncio.gather(
+                *(self.handover.move_to(table, target, seconds) for table, target in moves)
+            )
+        done = [
+            {"table": table, "from": router.me, "to": target}
+            for (table, target), (_, owner) in zip(moves, owners, strict=True)
+            if owner == target
+        ]
+        metrics.REBALANCED.inc(len(done))
+        if done:
+            log.warning("rebalanced: %s", ", ".join(f"{d['table']} to {d['to']}" for d in done))
+        return done
+
+    async def _ready(self, process: str) -> bool:
+        """A target answers and has room (its router listens once its start-up claims are
+        done; a draining process has none)."""
+        try:
+            room = await asyncio.wait_for(
+                self.handover.router.ask_process(process, "room", {}), GATHER_TIMEOUT
+            )
+        except (TableError, TimeoutError):
+            return False
+        return room is None or int(room) > 0
