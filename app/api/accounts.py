@@ -12,7 +12,8 @@ Errors are `{"detail": {"code", "message"}}` (see `app.api.errors`): invalid_nam
 weak_password, invalid_email, invalid_language (422), name_taken (409), bad_credentials (401),
 rate_limited (429, with Retry-After: logins per name and address, new accounts per
 address), foreign_origin (403, `app.api.security`), not_authenticated (401),
-topup_already_claimed and topup_not_allowed (409). docs/protocol.md, "Accounts (HTTP)".
+topup_already_claimed and topup_not_allowed (409), banned (403: a banned
+account's login, told after its password). docs/protocol.md, "Accounts (HTTP)".
 """
 
 from __future__ import annotations
@@ -188,6 +189,8 @@ async def login(
         metrics.LOGIN_FAILURES.inc()
         raise api_error(401, "bad_credentials", "wrong name or password")
     assert user is not None
+    if user.banned_at is not None:  # told only to whoever knows the password
+        raise api_error(403, "banned", "this account is banned: you can no longer log in")
     await limits.limiter.reset(limits.by_name, name_key)
     async with db.transaction() as session:
         if passwords.needs_rehash(user.password_hash):  # the cost setting went up

@@ -610,13 +610,17 @@ _RULES: dict[type, Rule] = {
     c.ActMsg: dealing.act,
     c.SeedMsg: fair.seed,
     c.ChatMsg: watching.chat,
+    c.ReportChatMsg: watching.report_chat,
     c.HostSettingsMsg: hosting.host_settings,
     c.HostPauseMsg: hosting.host_pause,
     c.HostRemoveMsg: hosting.host_remove,
     c.HostBotsMsg: hosting.host_bots,
+    c.HostMuteMsg: hosting.host_mute,
     c.HostCloseMsg: hosting.host_close,
     # the table's own mail
     m.Admit: hosting.admit,
+    m.Evict: hosting.evict,
+    m.Shut: hosting.shut,
     m.Unwatch: watching.unwatch,
     m.WatchersGone: watching.watchers_gone,
     m.BotAct: dealing.bot_act,
@@ -641,4 +645,4 @@ IN_PLAY: frozenset[type] = frozenset({c.ActMsg, m.BotAct, m.TurnAlarm})
 COMMANDS: frozenset[type[c.ClientMessage]] = frozenset(
     kind for kind in _RULES if issubclass(kind, c.ClientMessage)
 )
-GAME: frozenset[type] = COMMANDS | TIMERS | {process.DirectorOrders}
+GAME: frozenset[type] = COMMANDS | TIMERS | {process.DirectorOrders, m.Evict, m.Shut}
