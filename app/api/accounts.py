@@ -4,7 +4,7 @@ POST /api/register {name, password, email} → 201 profile
 POST /api/login {name, password} → {token, token_type, expires_at, user}; also sets the
     HttpOnly, SameSite=Lax session cookie carrying the same token
 POST /api/logout → revokes the session (the token and the cookie are the same session)
-GET  /api/me → profile: {id, name, email, email_verified, language, balance, seated}
+GET  /api/me → profile: {id, name, email, email_verified, language, balance, seated, operator}
 POST /api/me/language {language} → {language}
 POST /api/me/topup → {granted, balance}: the daily top-up for a broke player
 
@@ -116,6 +116,7 @@ async def profile(db: DB, user: User) -> dict[str, Any]:
         "language": user.language,
         "balance": balance,
         "seated": seated,
+        "operator": user.role == "operator",  # the page shows its admin link (the routes check)
     }
 
 

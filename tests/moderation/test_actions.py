@@ -63,7 +63,7 @@ async def test_an_adjustment_posts_once_by_key_and_ledger_check_counts_it(live: 
 
 
 async def test_a_muted_players_chat_is_refused_and_reaches_nobody(live: Live) -> None:
-    table_id, users, clients = await table_of(live, 3)
+    _, users, clients = await table_of(live, 3)
     _, token = await operator(live)
     muted, watcher = clients[1], clients[2]
     async with live.http(token) as http:
@@ -103,7 +103,7 @@ async def test_a_host_mutes_a_player_at_their_own_table_only(live: Live) -> None
 
 
 async def test_a_report_carries_the_lines_the_table_kept(live: Live) -> None:
-    table_id, users, clients = await table_of(live, 3)
+    table_id, _, clients = await table_of(live, 3)
     _, token = await operator(live)
     lines = []
     for n, (client, text) in enumerate(

@@ -506,7 +506,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     while (logList.childElementCount > 200) logList.firstElementChild.remove();
     logList.scrollTop = logList.scrollHeight;
     for (const line of state.chat.slice(chatShown)) {
-      chatList.append(h(`li${line.mine ? ".mine" : ""}`, h("strong", line.name), ": ", line.text));
+      chatList.append(chatLine(line));
       if (!line.mine) tabs.flag("chat");
     }
     chatShown = state.chat.length;
