@@ -311,7 +311,7 @@ async def _names(session: AsyncSession, ids: Sequence[int | None]) -> dict[int, 
     if not wanted:
         return {}
     rows = await session.execute(select(User.id, User.name).where(User.id.in_(wanted)))
-    return {i: n for i, n in rows.tuples()}
+    return {i: n for i, n in rows}
 
 
 async def report(

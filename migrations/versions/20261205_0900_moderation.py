@@ -20,15 +20,15 @@ down_revision: str | None = "0800_seeded_deal"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-APPEND_ONLY = """
-CREATE FUNCTION moderation_log_append_only() RETURNS trigger AS $$
+APPEND_ONLY = (  # one statement each: asyncpg prepares what it runs
+    """CREATE FUNCTION moderation_log_append_only() RETURNS trigger AS $$
 BEGIN
     RAISE EXCEPTION 'the moderation log is append-only';
 END;
-$$ LANGUAGE plpgsql;
-CREATE TRIGGER moderation_log_append_only BEFORE UPDATE OR DELETE ON moderation_log
-    FOR EACH ROW EXECUTE FUNCTION moderation_log_append_only();
-"""
+$$ LANGUAGE plpgsql""",
+    """CREATE TRIGGER moderation_log_append_only BEFORE UPDATE OR DELETE ON moderation_log
+    FOR EACH ROW EXECUTE FUNCTION moderation_log_append_only()""",
+)
 
 
 def _stamp(name: str, *, nullable: bool = True) -> sa.Column[object]:
@@ -81,7 +81,8 @@ def upgrade() -> None:
         op.f("ix_chat_reports_reported_user_id"), "chat_reports", ["reported_user_id"]
     )
     if op.get_bind().dialect.name == "postgresql":
-        op.execute(APPEND_ONLY)
+        for statement in APPEND_ONLY:
+            op.execute(statement)
 
 
 def downgrade() -> None:

@@ -178,7 +178,7 @@ async def test_a_ban_closes_sockets_refuses_login_and_cashes_out_at_the_hands_en
     report = await ledger_report(live)
     assert report.ok, report.violations
     left = await clients[0].wait(lambda f: f.get("type") == "left" and f["user_id"] == banned_id)
-    assert left["reason"] == "removed"
+    assert left["reason"] == "left"  # as a host's removal in a hand
     assert await banned(live, banned_id)
     async with live.http(token) as http:
         await http.post(f"{ADMIN}/players/{banned_id}/unban", json={"reason": "appeal"})
@@ -197,7 +197,7 @@ async def test_an_operator_closes_a_table_as_its_host_would(live: Live) -> None:
         r = await http.post(f"{ADMIN}/tables/{table_id}/close", json={"reason": "abuse"})
         again = await http.post(f"{ADMIN}/tables/{table_id}/close", json={})
     assert r.json() == {"closed": True}
-    assert again.status_code == 400 and again.json()["detail"]["code"] == "table_closed"
+    assert again.status_code == 404 and again.json()["detail"]["code"] == "no_such_table"
     await clients[0].wait(lambda f: f.get("type") == "closed")
     assert [await live.balance(u) for u, _ in users] == [b + 2000 for b in before]
     assert (await ledger_report(live)).ok
