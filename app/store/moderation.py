@@ -215,7 +215,38 @@ async def player(session: AsyncSession, user_id: int) -> dict[str, Any]:
     """What an operator sees of a player: balance, last ledger entries, sessions, the
     tables they sit at and their last hands (numbers, never cards)."""
     user = await user_by_id(session, user_id)
-    entries = await session.execute(
+    return {
+        **player_line(user),
+        "balance": await ledger.player_balance(session, user_id),
+        "ledger": await _entries(session, user_id),
+        "sessions": await _sessions(session, user_id),
+        "tables": [
+            {"table": t, "name": n, "seat": seat, "stack": stack}
+            for t, n, seat, stack in await session.execute(
+                select(Seat.table_id, PokerTable.name, Seat.seat_no, Seat.stack)
+                .join(PokerTable, PokerTable.id == Seat.table_id)
+                .where(Seat.user_id == user_id)
+                .order_by(Seat.table_id)
+            )
+        ],
+        "hands": [
+            {"number": str(n), "table": t, "table_name": tn, "status": st}
+            for n, t, tn, st in await session.execute(
+                select(
+                    HandRecord.number, HandRecord.table_id, HandRecord.table_name, HandRecord.status
+                )
+                .join(HandPlayer, HandPlayer.hand_id == HandRecord.id)
+                .where(HandPlayer.user_id == user_id)
+                .order_by(HandRecord.number.desc())
+                .limit(20)
+            )
+        ],
+    }
+
+
+async def _entries(session: AsyncSession, user_id: int) -> list[dict[str, Any]]:
+    """The player's last 50 ledger entries, newest first."""
+    rows = await session.execute(
         select(
             LedgerTransaction.id,
             LedgerTransaction.kind,
@@ -229,49 +260,29 @@ async def player(session: AsyncSession, user_id: int) -> dict[str, Any]:
         .order_by(LedgerTransaction.id.desc())
         .limit(50)
     )
-    sessions = await session.scalars(
+    return [
+        {"transaction": t, "kind": k, "amount": a, "memo": m, "at": at.isoformat()}
+        for t, k, a, m, at in rows
+    ]
+
+
+async def _sessions(session: AsyncSession, user_id: int) -> list[dict[str, Any]]:
+    now = utcnow()
+    rows = await session.scalars(
         select(AuthSession)
         .where(AuthSession.user_id == user_id)
         .order_by(AuthSession.id.desc())
         .limit(20)
     )
-    now = utcnow()
-    seats = await session.execute(
-        select(Seat.table_id, PokerTable.name, Seat.seat_no, Seat.stack)
-        .join(PokerTable, PokerTable.id == Seat.table_id)
-        .where(Seat.user_id == user_id)
-        .order_by(Seat.table_id)
-    )
-    hands = await session.execute(
-        select(HandRecord.number, HandRecord.table_id, HandRecord.table_name, HandRecord.status)
-        .join(HandPlayer, HandPlayer.hand_id == HandRecord.id)
-        .where(HandPlayer.user_id == user_id)
-        .order_by(HandRecord.number.desc())
-        .limit(20)
-    )
-    return {
-        **player_line(user),
-        "balance": await ledger.player_balance(session, user_id),
-        "ledger": [
-            {"transaction": t, "kind": k, "amount": a, "memo": m, "at": at.isoformat()}
-            for t, k, a, m, at in entries
-        ],
-        "sessions": [
-            {
-                "id": s.id,
-                "created_at": s.created_at.isoformat(),
-                "expires_at": s.expires_at.isoformat(),
-                "live": s.revoked_at is None and s.expires_at > now,
-            }
-            for s in sessions
-        ],
-        "tables": [
-            {"table": t, "name": n, "seat": seat, "stack": stack} for t, n, seat, stack in seats
-        ],
-        "hands": [
-            {"number": str(n), "table": t, "table_name": tn, "status": st} for n, t, tn, st in hands
-        ],
-    }
+    return [
+        {
+            "id": s.id,
+            "created_at": s.created_at.isoformat(),
+            "expires_at": s.expires_at.isoformat(),
+            "live": s.revoked_at is None and s.expires_at > now,
+        }
+        for s in rows
+    ]
 
 
 async def seated_at(session: AsyncSession, user_id: int) -> list[int]:
