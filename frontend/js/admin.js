@@ -19,8 +19,9 @@ function input(name, label, attrs = {}) {
 /** A form whose submit runs `fn(values)` and says how it went. */
 function form(id, fields, button, fn) {
   return h(
-    `form#${id}`,
+    "form",
     {
+      id,
       onsubmit: async (ev) => {
         ev.preventDefault();
         const values = Object.fromEntries(new FormData(ev.target).entries());
@@ -43,11 +44,11 @@ export async function adminPage(root) {
     clear(root, h("section.admin", h("h1", t("admin.title")), h("p.refused", err.message)));
     return null;
   }
-  const found = h("div#admin-found");
-  const playerBox = h("div#admin-player");
-  const reportsBox = h("div#admin-reports");
-  const processesBox = h("div#admin-processes");
-  const logBox = h("div#admin-log");
+  const found = h("div", { id: "admin-found" });
+  const playerBox = h("div", { id: "admin-player" });
+  const reportsBox = h("div", { id: "admin-reports" });
+  const processesBox = h("div", { id: "admin-processes" });
+  const logBox = h("div", { id: "admin-log" });
 
   async function search(values) {
     const { players } = await get(`/api/admin/players?q=${encodeURIComponent(values.q || "")}`);

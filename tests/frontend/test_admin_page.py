@@ -28,6 +28,7 @@ def site(
 
 
 def chat(page: Page, text: str) -> None:
+    expect(page.locator("button.sit-here").first).to_be_visible()  # the snapshot is drawn
     page.locator("#tab-chat").click()
     box = page.locator(".chat-form input")
     box.fill(text)
