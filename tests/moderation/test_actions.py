@@ -105,13 +105,20 @@ async def test_a_host_mutes_a_player_at_their_own_table_only(live: Live) -> None
 async def test_a_report_carries_the_lines_the_table_kept(live: Live) -> None:
     table_id, _, clients = await table_of(live, 3)
     _, token = await operator(live)
-    lines = []
-    for n, (client, text) in enumerate(
-        [(clients[0], "gl all"), (clients[1], "you are all idiots"), (clients[0], "easy")]
-    ):
+    lines: list[str] = []
+    for client, text in [
+        (clients[0], "gl all"),
+        (clients[1], "you are all idiots"),
+        (clients[0], "easy"),
+    ]:
         said = await client.call({"type": "chat", "text": text})
-        lines.append(said["result"]["line"])
-        await clients[2].wait(lambda f, n=n: f.get("type") == "chat" and f["line"] == lines[n])
+        line = str(said["result"]["line"])
+        lines.append(line)
+
+        def heard(f: dict[str, Any], line: str = line) -> bool:
+            return f.get("type") == "chat" and f["line"] == line
+
+        await clients[2].wait(heard)
     assert (await clients[2].call({"type": "report_chat", "line": "f" * 16}))[
         "code"
     ] == "no_such_line"
