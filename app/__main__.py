@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "export": "app.cli.export",
     "tables": "app.cli.tables",
     "tournaments": "app.cli.tournaments",
+    "admin": "app.cli.admin",
     "protocol-doc": "app.cli.protocol_doc",
     "settings-doc": "app.cli.settings_doc",
 }

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app import logredact, metrics, stalls
-from app.api import accounts, history, lobby, proof, session_ledger, static, tournaments, ws
+from app.api import accounts, admin, history, lobby, proof, session_ledger, static, tournaments, ws
 from app.api import mail as mail_api
 from app.api.errors import install_handlers
 from app.api.security import SiteGuard
@@ -186,6 +186,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     application.include_router(session_ledger.router)
     application.include_router(proof.router)
     application.include_router(tournaments.router)
+    application.include_router(admin.router)
     mail_api.install(application, settings)
 
     @application.get("/health")

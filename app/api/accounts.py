@@ -4,7 +4,7 @@ POST /api/register {name, password, email} → 201 profile
 POST /api/login {name, password} → {token, token_type, expires_at, user}; also sets the
     HttpOnly, SameSite=Lax session cookie carrying the same token
 POST /api/logout → revokes the session (the token and the cookie are the same session)
-GET  /api/me → profile: {id, name, email, email_verified, language, balance, seated}
+GET  /api/me → profile: {id, name, email, email_verified, language, balance, seated, operator}
 POST /api/me/language {language} → {language}
 POST /api/me/topup → {granted, balance}: the daily top-up for a broke player
 
@@ -12,7 +12,8 @@ Errors are `{"detail": {"code", "message"}}` (see `app.api.errors`): invalid_nam
 weak_password, invalid_email, invalid_language (422), name_taken (409), bad_credentials (401),
 rate_limited (429, with Retry-After: logins per name and address, new accounts per
 address), foreign_origin (403, `app.api.security`), not_authenticated (401),
-topup_already_claimed and topup_not_allowed (409). docs/protocol.md, "Accounts (HTTP)".
+topup_already_claimed and topup_not_allowed (409), banned (403: a banned
+account's login, told after its password). docs/protocol.md, "Accounts (HTTP)".
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ async def profile(db: DB, user: User) -> dict[str, Any]:
         "language": user.language,
         "balance": balance,
         "seated": seated,
+        "operator": user.role == "operator",  # the page shows its admin link (the routes check)
     }
 
 
@@ -188,6 +190,8 @@ async def login(
         metrics.LOGIN_FAILURES.inc()
         raise api_error(401, "bad_credentials", "wrong name or password")
     assert user is not None
+    if user.banned_at is not None:  # told only to whoever knows the password
+        raise api_error(403, "banned", "this account is banned: you can no longer log in")
     await limits.limiter.reset(limits.by_name, name_key)
     async with db.transaction() as session:
         if passwords.needs_rehash(user.password_hash):  # the cost setting went up

@@ -40,6 +40,7 @@ CLIENT_ROUTES = (
     "/hands",
     "/hands/{hand_id}",
     "/proof/{number}",  # a hand's public deal proof (scheme seeded-v2), for anyone
+    "/admin",  # the operators' page (its data routes refuse everyone else)
 )
 
 

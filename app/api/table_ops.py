@@ -81,9 +81,25 @@ async def enter(table: Table, args: dict[str, Any]) -> bool:
     return True
 
 
+# an operator's orders to a table (`app.api.admin`), by name; never a client's message
+MODERATION: dict[str, type[m.Evict] | type[m.Shut]] = {"evict": m.Evict, "shut": m.Shut}
+
+
+async def moderate(table: Table, args: dict[str, Any]) -> Any:
+    """An operator's order, checked as the admin route made it: a banned user's seat
+    (`evict`) or closing the table (`shut`)."""
+    order = MODERATION.get(str(args.get("do")))
+    if order is m.Evict and isinstance(args.get("user"), int):
+        return await table.request(m.Evict(args["user"]))
+    if order is m.Shut:
+        return await table.request(m.Shut())
+    raise TableError("invalid_message", "not an operator's order")
+
+
 def install(router: TableRouter) -> None:
-    """Teach the router what the lobby and the sockets ask a table."""
+    """Teach the router what the lobby, the sockets and the operators ask a table."""
     router.table_op("view", view)
     router.table_op("host", host)
     router.table_op("enter", enter)
     router.table_op("wait", wait)
+    router.table_op("moderate", moderate)

@@ -68,6 +68,7 @@ def _print(report: LedgerReport, *, as_json: bool) -> None:
             "balances": report.totals,
             "seated": report.seated,
             "tournaments": report.tournaments,
+            "adjustments": {"count": report.adjustments, "net": report.adjusted},
             "violations": report.violations,
         }
         print(json.dumps(payload, indent=2, sort_keys=True))

@@ -17,16 +17,14 @@ import argparse
 import asyncio
 import secrets
 import sys
-from datetime import datetime
 from typing import Any
-
-from sqlalchemy import select
 
 from app.config import get_settings
 from app.fanout import create_fanout
+from app.store import processes
 from app.store.db import Database
 from app.store.directory import Directory
-from app.store.lease_models import ServerProcess, TableLease
+from app.store.processes import describe
 from app.store.types import utcnow
 from app.tables.balance import plan
 from app.tables.errors import TableError
@@ -34,6 +32,7 @@ from app.tables.rpc import TableRouter
 from app.tables.table import Table
 
 EXIT_OK, EXIT_REFUSED, EXIT_ELSEWHERE = 0, 1, 2
+__all__ = ["describe"]  # one line of `where` (tests read it from here)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,35 +86,13 @@ async def _where() -> int:
     settings = get_settings()
     db = Database(settings.effective_database_url)
     try:
-        async with db.session() as s:
-            processes = list(await s.scalars(select(ServerProcess)))
-            leases = list(
-                await s.execute(
-                    select(TableLease.owner, TableLease.table_id).where(
-                        TableLease.expires_at > utcnow()
-                    )
-                )
-            )
+        found = await processes.where(db)
     finally:
         await db.dispose()
-    runs: dict[str | None, list[int]] = {}
-    for owner, table_id in leases:
-        runs.setdefault(owner, []).append(table_id)
     now = utcnow()
-    for p in processes:
-        print(describe(p, sorted(runs.get(p.id, [])), now, settings.lease_seconds))
+    for p, tables in found:
+        print(describe(p, tables, now, settings.lease_seconds))
     return EXIT_OK
-
-
-def describe(p: ServerProcess, tables: list[int], now: datetime, lease_seconds: float) -> str:
-    """One line of `where`: a process silent for a lease time is dead (as the others judge
-    it), though its row stays until the next process registers."""
-    age = (now - p.heartbeat_at).total_seconds()
-    state = "live" if age < lease_seconds else "silent, dead"
-    return (
-        f"{p.id}  pid {p.pid} on {p.host}  capacity {p.capacity}  tables {tables}  "
-        f"heartbeat {age:.1f} s ago ({state})"
-    )
 
 
 async def _claimed(directory: Directory, table_id: int, seconds: float) -> str | None:

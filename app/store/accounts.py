@@ -165,7 +165,8 @@ async def open_session(session: AsyncSession, user_id: int, *, lifetime: timedel
 async def session_user(
     session: AsyncSession, token: str, *, now: datetime | None = None
 ) -> tuple[User, AuthSession] | None:
-    """The user and session a token belongs to, unless it is unknown, revoked or expired."""
+    """The user and session a token belongs to, unless it is unknown, revoked or expired, or
+    its user is banned (a ban revokes their sessions too: this holds if one raced it)."""
     if not token:
         return None
     now = now or utcnow()
@@ -176,6 +177,7 @@ async def session_user(
             AuthSession.token_hash == hash_token(token),
             AuthSession.revoked_at.is_(None),
             AuthSession.expires_at > now,
+            User.banned_at.is_(None),
         )
     )
     found = row.first()

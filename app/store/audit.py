@@ -4,7 +4,9 @@
 2. every account's balance equals the sum of its entries;
 3. no account but the bank holds a negative balance, and no seat a negative stack;
 4. every table's escrow equals the chips seated there;
-5. every open table's own view of its seats (the stacks it last stored with a chip move or a
+5. every operator's balance adjustment (kind `adjustment`) moves chips between the bank and
+   one player's balance, nothing else (they are counted, with their net, in the report);
+6. every open table's own view of its seats (the stacks it last stored with a chip move or a
    hand) is the ledger's: the same players in the same seats with the same stacks. Between
    a hand's end and its record (the hand writer's short lag) both still show the stacks
    before it; a gap means the table holds chips the ledger never moved, or the reverse.
@@ -30,6 +32,7 @@ from app.store.models import (
     LedgerTransaction,
     PokerTable,
     Seat,
+    TxKind,
 )
 from app.store.tournament_audit import SeatRow, check_tournaments
 
@@ -42,6 +45,8 @@ class LedgerReport:
     totals: dict[str, int] = field(default_factory=dict)  # balance per account kind
     seated: int = 0  # chips on all cash tables' seats
     tournaments: int = 0  # tournaments checked
+    adjustments: int = 0  # operators' balance adjustments
+    adjusted: int = 0  # their net, to the players (from the bank)
     violations: list[str] = field(default_factory=list)
 
     @property
@@ -57,6 +62,7 @@ class LedgerReport:
         out.append(f"all accounts: {sum(self.totals.values())}")
         out.append(f"chips seated: {self.seated}")
         out.append(f"tournaments checked: {self.tournaments}")
+        out.append(f"adjustments: {self.adjustments} (net {self.adjusted} to players)")
         out += [f"VIOLATION: {v}" for v in self.violations]
         broken = f"ledger BROKEN: {len(self.violations)} violation(s)"
         out.append("ledger OK" if self.ok else broken)
@@ -67,6 +73,7 @@ async def check_ledger(session: AsyncSession, *, limit: int = 50) -> LedgerRepor
     """Check every invariant; report at most `limit` violations of each kind."""
     report = LedgerReport()
     await _postings(session, report, limit)
+    report.violations += (await _adjustments(session, report))[:limit]
     seated: dict[int, int] = defaultdict(int)  # cash tables only
     views: dict[int, dict[str, list[int]]] = defaultdict(dict)
     played: dict[int, list[SeatRow]] = defaultdict(list)  # by tournament
@@ -111,6 +118,27 @@ async def _postings(session: AsyncSession, report: LedgerReport, limit: int) -> 
     report.violations += [f"transaction {t} sums to {s}" for t, s in unbalanced]
 
 
+async def _adjustments(session: AsyncSession, report: LedgerReport) -> list[str]:
+    """Invariant 5: an adjustment is the bank's and one player's, and sums to zero."""
+    legs: dict[int, list[tuple[str, int]]] = defaultdict(list)
+    for tx, kind, amount in await session.execute(
+        select(LedgerTransaction.id, LedgerAccount.kind, LedgerEntry.amount)
+        .join(LedgerEntry, LedgerEntry.transaction_id == LedgerTransaction.id)
+        .join(LedgerAccount, LedgerAccount.id == LedgerEntry.account_id)
+        .where(LedgerTransaction.kind == TxKind.ADJUSTMENT)
+        .order_by(LedgerTransaction.id)
+    ):
+        legs[tx].append((kind, amount))
+    found = []
+    for tx, moved in legs.items():
+        kinds = sorted(k for k, _ in moved)
+        if kinds != [AccountKind.BANK, AccountKind.PLAYER]:
+            found.append(f"adjustment {tx} moves {kinds}, not the bank's and a player's")
+        report.adjusted += sum(a for k, a in moved if k == AccountKind.PLAYER)
+    report.adjustments = len(legs)
+    return found
+
+
 async def _accounts(
     session: AsyncSession, report: LedgerReport, seated: Mapping[int, int]
 ) -> list[str]:
@@ -145,7 +173,7 @@ async def _accounts(
 async def _table_views(
     session: AsyncSession, ledger_seats: dict[int, dict[str, list[int]]]
 ) -> list[str]:
-    """Invariant 5: each open table's stored view of its seats against the ledger's seats (a
+    """Invariant 6: each open table's stored view of its seats against the ledger's seats (a
     tournament table's: against its seats, which hold tournament chips)."""
     found: list[str] = []
     rows = await session.execute(

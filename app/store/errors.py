@@ -40,6 +40,16 @@ class InvalidLanguage(AccountError):
     code = "invalid_language"
 
 
+class UserNotFound(AccountError):
+    code = "no_such_player"
+
+
+class Banned(AccountError):
+    """A banned player's login (`moderation.ban`)."""
+
+    code = "banned"
+
+
 # --- ledger ---------------------------------------------------------------------------------
 
 

@@ -54,6 +54,7 @@ class TxKind(StrEnum):
     TOURNAMENT_ENTRY = "tournament_entry"  # an entry, re-entry, rebuy or add-on: price and fee
     TOURNAMENT_REFUND = "tournament_refund"  # both back (unregistered, or cancelled)
     TOURNAMENT_PRIZE = "tournament_prize"  # the prize pool pays a place
+    ADJUSTMENT = "adjustment"  # an operator corrects a balance (bank <-> player), with a reason
 
 
 class User(Base):
@@ -69,6 +70,11 @@ class User(Base):
     created_at: Mapped[datetime] = _created()
     # the site's and the emails' language: "en", "nl" or "de" (accounts.LANGUAGES)
     language: Mapped[str] = mapped_column(String(5), default="en", server_default="en")
+    # moderation (migration 0900): "operator" may use the admin page; a ban refuses every
+    # login and session; a mute refuses chat until then (`moderation.FOREVER`: for good)
+    role: Mapped[str] = mapped_column(String(16), default="player", server_default="player")
+    banned_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    muted_until: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
 class AuthSession(Base):
@@ -222,6 +228,7 @@ class Seat(Base):
 # leases' and the tournaments'; importing them here registers them.
 from app.store import hand_models as _hand_models  # noqa: E402, F401
 from app.store import lease_models as _lease_models  # noqa: E402, F401
+from app.store import moderation_models as _moderation_models  # noqa: E402, F401
 from app.store import outbox as _outbox  # noqa: E402, F401
 from app.store import tournament_models as _tournament_models  # noqa: E402, F401
 

@@ -34,7 +34,7 @@ from sqlalchemy import delete, select, text, update
 from app.store import leases
 from app.store.db import Database
 from app.store.errors import ProcessRefused
-from app.store.lease_models import ServerProcess
+from app.store.lease_models import ServerProcess, TableLease
 from app.store.types import utcnow
 
 log = logging.getLogger("app.store.processes")
@@ -252,3 +252,32 @@ class Registration:
             await deregister(self.db, self.me)
         except Exception as exc:  # the row expires by itself
             log.warning("could not leave the process registry (%s)", type(exc).__name__)
+
+
+async def where(db: Database) -> list[tuple[ServerProcess, list[int]]]:
+    """Every registered process, live or not, with the tables its leases say it runs (what
+    `python -m app tables where` prints and the admin page shows)."""
+    async with db.session() as s:
+        processes = list(await s.scalars(select(ServerProcess).order_by(ServerProcess.started_at)))
+        leases = list(
+            await s.execute(
+                select(TableLease.owner, TableLease.table_id).where(
+                    TableLease.expires_at > utcnow()
+                )
+            )
+        )
+    runs: dict[str | None, list[int]] = {}
+    for owner, table_id in leases:
+        runs.setdefault(owner, []).append(table_id)
+    return [(p, sorted(runs.get(p.id, []))) for p in processes]
+
+
+def describe(p: ServerProcess, tables: list[int], now: datetime, lease_seconds: float) -> str:
+    """One line of `where`: a process silent for a lease time is dead (as the others judge
+    it), though its row stays until the next process registers."""
+    age = (now - p.heartbeat_at).total_seconds()
+    state = "live" if age < lease_seconds else "silent, dead"
+    return (
+        f"{p.id}  pid {p.pid} on {p.host}  capacity {p.capacity}  tables {tables}  "
+        f"heartbeat {age:.1f} s ago ({state})"
+    )

@@ -37,7 +37,7 @@ REPORT_AGAIN = 2.0  # seconds a report waits for the director's orders before it
 REFUSED: frozenset[type] = frozenset(
     {
         c.SitMsg, c.TopUpMsg, c.LeaveMsg, c.SitOutMsg, c.AutoPostMsg, c.HostSettingsMsg,
-        c.HostPauseMsg, c.HostRemoveMsg, c.HostBotsMsg, c.HostCloseMsg,
+        c.HostPauseMsg, c.HostRemoveMsg, c.HostBotsMsg, c.HostCloseMsg, m.Evict, m.Shut,
     }
 )  # fmt: skip
 

@@ -1,9 +1,12 @@
-"""The host's commands: settings, pause, removing a player, seating bots, closing. Rules over
-the table's state; what follows is returned as effects (`effects.py`)."""
+"""The host's commands: settings, pause, removing a player, seating bots, muting, closing;
+and an operator's: a banned player's seat (`evict`) and closing (`shut`). Rules over the
+table's state; what follows is returned as effects (`effects.py`). Every host command the
+table takes goes into the moderation log, behind the table's earlier writes (`logged`)."""
 
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from app.engine import money
 from app.tables import approval, publishing, rotation, seating, waiting
@@ -19,6 +22,22 @@ from app.wire import client as c
 from app.wire.events import Closed
 
 
+def logged(
+    table: TableState,
+    ask: m.Ask[Any],
+    io: Io,
+    target: int | None = None,
+    **detail: Any,
+) -> WriteLater:
+    """The host's command, as a line of the moderation log (who, what, whom, when)."""
+    action = str(ask.msg.type)
+    store, table_id, host = io.store, table.id, (ask.user_id, ask.name)
+    return WriteLater(
+        f"moderation log: {action}",
+        lambda: store.log_host(table_id, host, action, target, detail),
+    )
+
+
 async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io) -> Outcome:
     host_only(table, ask.user_id)
     new = table.settings.changed(ask.msg.changes)
@@ -28,10 +47,11 @@ async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io
         raise TableError(
             "invalid_settings", "a seat offered from the waiting list is beyond that many seats"
         )
+    log = logged(table, ask, io, changes=dict(ask.msg.changes))
     if table.hand is not None:
         table.pending_settings = new
-        return Outcome({"applied": False, "at_hand_end": True})
-    return Outcome({"applied": True}, await apply_settings(table, new, io))
+        return Outcome({"applied": False, "at_hand_end": True}, [log])
+    return Outcome({"applied": True}, [*await apply_settings(table, new, io), log])
 
 
 async def apply_settings(table: TableState, new: TableSettings, io: Io) -> Effects:
@@ -48,7 +68,7 @@ async def apply_settings(table: TableState, new: TableSettings, io: Io) -> Effec
 async def host_pause(table: TableState, ask: m.Ask[c.HostPauseMsg], io: Io) -> Outcome:
     host_only(table, ask.user_id)
     table.life.held(Hold.PAUSED, ask.msg.paused)
-    out: Effects = [publishing.table_said(table)]
+    out: Effects = [publishing.table_said(table), logged(table, ask, io, paused=ask.msg.paused)]
     if not ask.msg.paused:
         out.append(DealNext())
     return Outcome({"paused": table.life.paused}, out)
@@ -68,12 +88,31 @@ async def host_remove(table: TableState, ask: m.Ask[c.HostRemoveMsg], io: Io) ->
     info = table.seats.get(ask.msg.seat)
     if info is None:
         raise TableError("invalid_seat", f"nobody sits in seat {ask.msg.seat}")
+    log = logged(table, ask, io, info.user_id, seat=info.seat)
+    out: Effects = []
     if in_hand(table, info.seat):
         info.leaving = True
-        return Outcome({"removed": False, "at_hand_end": True}, [publishing.seats_said(table)])
-    out: Effects = []
+        return Outcome({"removed": False, "at_hand_end": True}, [publishing.seats_said(table), log])
     await seating.remove(table, info, "removed", io, out)
-    return Outcome({"removed": True}, out)
+    return Outcome({"removed": True}, [*out, log])
+
+
+async def host_mute(table: TableState, ask: m.Ask[c.HostMuteMsg], io: Io) -> Outcome:
+    """The host mutes (or lets speak again) a player at this table only: their chat here is
+    refused until the host lifts it (kept with the table's state in memory: a restart of
+    the table forgets it, an operator's mute is the lasting one)."""
+    host_only(table, ask.user_id)
+    user = ask.msg.user_id
+    if user == ask.user_id:
+        raise TableError("invalid_player", "you cannot mute yourself")
+    known = user in table.by_user or any(w[0] == user for w in table.watchers)
+    if not known and all(line.user_id != user for line in table.chat):
+        raise TableError("invalid_player", "that player is not at this table")
+    if ask.msg.muted:
+        table.muted.add(user)
+    else:
+        table.muted.discard(user)
+    return Outcome({"muted": ask.msg.muted}, [logged(table, ask, io, user, muted=ask.msg.muted)])
 
 
 async def host_bots(table: TableState, ask: m.Ask[c.HostBotsMsg], io: Io) -> Outcome:
@@ -96,15 +135,47 @@ async def host_bots(table: TableState, ask: m.Ask[c.HostBotsMsg], io: Io) -> Out
         if await seating.buy_in(table, bot, key, io, out):
             seated.append(seat)
     await seating.save_state(table, io)
-    return Outcome({"seats": seated}, out)
+    return Outcome({"seats": seated}, [*out, logged(table, ask, io, count=ask.msg.count)])
 
 
 async def host_close(table: TableState, ask: m.Ask[c.HostCloseMsg], io: Io) -> Outcome:
     host_only(table, ask.user_id)
+    outcome = await closing(table, io)
+    return Outcome(outcome.answer, [*outcome.effects, logged(table, ask, io)])
+
+
+async def shut(table: TableState, msg: m.Shut, io: Io) -> Outcome:
+    """An operator closes the table: as its host's close (the admin route logs it)."""
+    return await closing(table, io)
+
+
+async def closing(table: TableState, io: Io) -> Outcome:
+    """Close now between hands, else at the end of the hand being played."""
+    if table.closed:
+        raise TableError("table_closed", "this table is closed")
     if table.hand is not None:
-        table.life.move(Lifecycle.CLOSING)
+        if not table.closing:
+            table.life.move(Lifecycle.CLOSING)
         return Outcome({"closed": False, "at_hand_end": True}, [publishing.table_said(table)])
     return Outcome({"closed": True}, await close_now(table, io))
+
+
+async def evict(table: TableState, msg: m.Evict, io: Io) -> Outcome:
+    """A banned player's seat: cashed out now between hands, else at the end of the hand
+    they play in (the hand plays on: their turns time out, nothing of theirs is lost). They
+    lose their membership of a private table too."""
+    table.members.discard(msg.user_id)
+    table.muted.add(msg.user_id)
+    seat = table.by_user.get(msg.user_id)
+    if seat is None:
+        return Outcome({"seated": False})
+    info = table.seats[seat]
+    if in_hand(table, seat):
+        info.leaving = True
+        return Outcome({"seated": True, "at_hand_end": True}, [publishing.seats_said(table)])
+    out: Effects = []
+    await seating.remove(table, info, "removed", io, out)
+    return Outcome({"seated": True, "at_hand_end": False}, out)
 
 
 async def close_now(table: TableState, io: Io) -> Effects:

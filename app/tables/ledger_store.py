@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.store import accounts, hands, ledger, tournaments
+from app.store import accounts, hands, ledger, moderation, tournaments
 from app.store.db import Database
 from app.store.errors import StoreError
 from app.store.models import PokerTable, Seat, User
@@ -294,6 +294,40 @@ class LedgerTableStore:
             await self.leases.fence(s, table_id)
             table = await get_table(s, table_id)
             table.extra = {**(table.extra or {}), "waiting": line}
+
+    async def chat_muted(self, user_id: int) -> datetime | None:
+        """Until when an operator muted this player's chat everywhere (None: not muted)."""
+        async with self.db.session() as s:
+            return await moderation.muted_until(s, user_id)
+
+    async def report_chat(
+        self, table_id: int, reporter: int, reported: int, line: str, context: list[Any]
+    ) -> int:
+        async with self.db.transaction() as s:
+            row = await moderation.report(
+                s,
+                reporter=reporter,
+                reported=reported,
+                table_id=table_id,
+                line=line,
+                context=context,
+            )
+            return row.id
+
+    async def log_host(
+        self,
+        table_id: int,
+        host: tuple[int, str],
+        action: str,
+        target: int | None,
+        detail: dict[str, Any],
+    ) -> None:
+        """A private table's host acted: a line of the moderation log."""
+        async with self.db.transaction() as s:
+            actor = moderation.Actor(*host)
+            await moderation.record(
+                s, actor, action, target=target, table_id=table_id, detail=detail
+            )
 
     async def save_state(
         self,

@@ -75,6 +75,20 @@ class Ask(Generic[C]):
     msg: C
 
 
+@dataclass(frozen=True, slots=True)
+class Evict:
+    """An operator banned this user: their seat is cashed out now, or at the end of the hand
+    they are in (`hosting.evict`). Sent by the admin route through the router's
+    `moderate` op, never by a client."""
+
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shut:
+    """An operator closes the table, as its host's `host_close` would (`hosting.shut`)."""
+
+
 # -- from the table's own timers ---------------------------------------------------------
 
 
@@ -143,7 +157,7 @@ class Sync:
 Message = (
     Admit | Join | Unwatch | Resync | Ask[Any] | TurnAlarm | StartHand | HandWritten
     | NumbersReserved | BotAct | Wake | WatchersGone | Drain | Sync | ReportAgain
-    | OfferRunsOut | process.DirectorOrders
+    | OfferRunsOut | Evict | Shut | process.DirectorOrders
 )  # fmt: skip
 
 # What may come from another process (`app.tables.rpc`, its op "request"): a user's

@@ -9,6 +9,7 @@ events, sets the timers, submits the writes and decides when a hand is dealt.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -38,6 +39,22 @@ class Kept(NamedTuple):
     type: str
     text: str
     user: int | None
+
+
+class ChatLine(NamedTuple):
+    """A chat line the table keeps (`CHAT_KEPT`), for a report to carry the lines around it
+    as they were said here (never as a client says they were)."""
+
+    line: str  # its id at the table, sent with it (`Chat.line`)
+    user_id: int
+    name: str
+    text: str
+
+    def public(self) -> dict[str, Any]:
+        return {"line": self.line, "user_id": self.user_id, "name": self.name, "text": self.text}
+
+
+CHAT_KEPT = 100  # chat lines a table keeps for reports
 
 
 @dataclass(slots=True)
@@ -216,6 +233,11 @@ class TableState:
     limits: dict[int, Limits] = field(default_factory=dict)  # R43: the host's, by user
     step: Step = field(default_factory=Step)  # a rotation table's place in its step (R45)
     waiting: WaitingList = field(default_factory=WaitingList)  # R44
+    # chat: the last lines said (reports carry them), who the host muted here, and the
+    # lines each reporter already reported (a second report of a line posts nothing)
+    chat: deque[ChatLine] = field(default_factory=lambda: deque(maxlen=CHAT_KEPT))
+    muted: set[int] = field(default_factory=set)
+    reported: set[tuple[int, str]] = field(default_factory=set)
 
     @property
     def closing(self) -> bool:
@@ -262,6 +284,8 @@ def user_in(table: TableState, seat: int) -> int:
 
 
 __all__ = [
+    "CHAT_KEPT",
+    "ChatLine",
     "DeckSource",
     "Directed",
     "Io",

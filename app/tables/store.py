@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 from app.store import hands
@@ -90,6 +91,18 @@ class TableStore(Protocol):
         limits: dict[int, Limits] | None = None,
     ) -> None: ...
     async def save_waiting(self, table_id: int, line: list[list[Any]]) -> None: ...
+    async def chat_muted(self, user_id: int) -> datetime | None: ...
+    async def report_chat(
+        self, table_id: int, reporter: int, reported: int, line: str, context: list[Any]
+    ) -> int: ...
+    async def log_host(
+        self,
+        table_id: int,
+        host: tuple[int, str],
+        action: str,
+        target: int | None,
+        detail: dict[str, Any],
+    ) -> None: ...
     async def close(self, table_id: int) -> None: ...
     async def reserve_numbers(self, count: int) -> range: ...
     async def record_start(self, start: hands.HandStart) -> None: ...

@@ -629,10 +629,12 @@ _RULES: dict[type, Rule] = {
     c.ActMsg: dealing.act,
     c.SeedMsg: fair.seed,
     c.ChatMsg: watching.chat,
+    c.ReportChatMsg: watching.report_chat,
     c.HostSettingsMsg: hosting.host_settings,
     c.HostPauseMsg: hosting.host_pause,
     c.HostRemoveMsg: hosting.host_remove,
     c.HostBotsMsg: hosting.host_bots,
+    c.HostMuteMsg: hosting.host_mute,
     c.HostCloseMsg: hosting.host_close,
     c.SeatWithdrawMsg: approval.withdraw,
     c.HostSeatAnswerMsg: hosting.host_seat_answer,
@@ -641,6 +643,8 @@ _RULES: dict[type, Rule] = {
     c.WaitLeaveMsg: waiting.leave,
     # the table's own mail
     m.Admit: hosting.admit,
+    m.Evict: hosting.evict,
+    m.Shut: hosting.shut,
     m.Unwatch: watching.unwatch,
     m.WatchersGone: watching.watchers_gone,
     m.BotAct: dealing.bot_act,
@@ -666,4 +670,4 @@ IN_PLAY: frozenset[type] = frozenset({c.ActMsg, m.BotAct, m.TurnAlarm})
 COMMANDS: frozenset[type[c.ClientMessage]] = frozenset(
     kind for kind in _RULES if issubclass(kind, c.ClientMessage)
 )
-GAME: frozenset[type] = COMMANDS | TIMERS | {process.DirectorOrders}
+GAME: frozenset[type] = COMMANDS | TIMERS | {process.DirectorOrders, m.Evict, m.Shut}

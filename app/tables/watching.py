@@ -4,10 +4,12 @@ forgotten, a chat line said. Rules: they take the table's state and a message an
 
 from __future__ import annotations
 
+import secrets
+
 from app.tables import messages as m
 from app.tables.effects import Outcome, Said
 from app.tables.errors import TableError
-from app.tables.state import Io, TableState
+from app.tables.state import ChatLine, Io, TableState
 from app.wire import client as c
 from app.wire.events import Chat
 from app.wire.limits import CHAT_MAX
@@ -40,10 +42,43 @@ async def watchers_gone(table: TableState, msg: m.WatchersGone, io: Io) -> Outco
     return Outcome()
 
 
+REPORT_BEFORE, REPORT_AFTER = 8, 4  # lines around a reported one that go with the report
+
+
 async def chat(table: TableState, ask: m.Ask[c.ChatMsg], io: Io) -> Outcome:
+    """A chat line, unless the host muted the player here or an operator everywhere (read
+    from the database at each line: a mute takes effect at once on every table)."""
     text = ask.msg.text.strip()
     if not text:
         raise TableError("invalid_chat", "say something")
     if len(text) > CHAT_MAX:
         raise TableError("chat_too_long", f"chat lines are at most {CHAT_MAX} characters")
-    return Outcome({}, [Said(Chat(ask.user_id, ask.name, table.by_user.get(ask.user_id), text))])
+    if ask.user_id in table.muted:
+        raise TableError("muted", "the host has muted you at this table")
+    until = await io.store.chat_muted(ask.user_id)
+    if until is not None:
+        when = "for good" if until.year >= 9999 else f"until {until:%Y-%m-%d %H:%M} UTC"
+        raise TableError("muted", f"you are muted {when}: your chat is not shown")
+    line = ChatLine(secrets.token_hex(8), ask.user_id, ask.name, text)
+    table.chat.append(line)
+    seat = table.by_user.get(ask.user_id)
+    return Outcome({"line": line.line}, [Said(Chat(ask.user_id, ask.name, seat, text, line.line))])
+
+
+async def report_chat(table: TableState, ask: m.Ask[c.ReportChatMsg], io: Io) -> Outcome:
+    """A player reports a line said here: it goes to the operators with the lines around it
+    as this table kept them. A line no longer kept, or one's own, is refused; a second
+    report of the same line by the same player changes nothing."""
+    lines = list(table.chat)
+    at = next((i for i, kept in enumerate(lines) if kept.line == ask.msg.line), None)
+    if at is None:
+        raise TableError("no_such_line", "that chat line is no longer kept at this table")
+    said = lines[at]
+    if said.user_id == ask.user_id:
+        raise TableError("own_line", "you cannot report your own chat line")
+    if (ask.user_id, said.line) in table.reported:
+        return Outcome({"reported": True, "again": True})
+    context = [kept.public() for kept in lines[max(0, at - REPORT_BEFORE) : at + REPORT_AFTER + 1]]
+    await io.store.report_chat(table.id, ask.user_id, said.user_id, said.line, context)
+    table.reported.add((ask.user_id, said.line))
+    return Outcome({"reported": True})

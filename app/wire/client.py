@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 from app.engine import money
 from app.wire.limits import (
     CHANGES_DEPTH,
+    CHAT_LINE_MAX,
     CHAT_MAX,
     EPOCH_MAX,
     HAND_ID_MAX,
@@ -216,6 +217,15 @@ class ChatMsg(ClientMessage):
     example: ClassVar[dict[str, Any]] = {"type": "chat", "text": "gl"}
 
 
+class ReportChatMsg(ClientMessage):
+    """Report a chat line said at this table (`line`: the chat event's) to the operators,
+    with the lines around it as the table kept them"""
+
+    type: Literal["report_chat"]
+    line: Annotated[str, Field(min_length=1, max_length=CHAT_LINE_MAX)]
+    example: ClassVar[dict[str, Any]] = {"type": "report_chat", "line": "3f9a0c1d2e4b5a69"}
+
+
 class HostSettingsMsg(ClientMessage):
     """Host only; checked like a new table's settings, applied between hands"""
 
@@ -250,6 +260,15 @@ class HostBotsMsg(ClientMessage):
         int, Field(ge=1, le=MAX_BOTS, strict=True, description="at most the free seats")
     ]
     example: ClassVar[dict[str, Any]] = {"type": "host_bots", "count": 2}
+
+
+class HostMuteMsg(ClientMessage):
+    """Host only; a player's chat refused at this table (`muted: false` lifts it)"""
+
+    type: Literal["host_mute"]
+    user_id: Annotated[int, Field(ge=1, strict=True)]
+    muted: Annotated[bool, Field(strict=True)] = True
+    example: ClassVar[dict[str, Any]] = {"type": "host_mute", "user_id": 7, "muted": True}
 
 
 class HostCloseMsg(ClientMessage):
@@ -302,9 +321,9 @@ class HostLimitsMsg(ClientMessage):
 # commands then a rule and a line in `app.tables.table`'s map).
 AnyClientMessage = Annotated[
     Ping | ResyncMsg | SitMsg | TopUpMsg | LeaveMsg | SitOutMsg | SitInMsg | AutoPostMsg
-    | PostAnteMsg | ActMsg | SeedMsg | ChatMsg | HostSettingsMsg | HostPauseMsg | HostRemoveMsg
-    | HostBotsMsg | HostCloseMsg | SeatWithdrawMsg | HostSeatAnswerMsg | HostLimitsMsg
-    | WaitJoinMsg | WaitLeaveMsg,
+    | PostAnteMsg | ActMsg | SeedMsg | ChatMsg | ReportChatMsg | HostSettingsMsg | HostPauseMsg
+    | HostRemoveMsg | HostBotsMsg | HostMuteMsg | HostCloseMsg | SeatWithdrawMsg
+    | HostSeatAnswerMsg | HostLimitsMsg | WaitJoinMsg | WaitLeaveMsg,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -316,6 +335,7 @@ AnyHostMessage = Annotated[
     | HostPauseMsg
     | HostRemoveMsg
     | HostBotsMsg
+    | HostMuteMsg
     | HostCloseMsg
     | HostSeatAnswerMsg
     | HostLimitsMsg,

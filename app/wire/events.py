@@ -158,7 +158,8 @@ class Observers(ServerEvent):
 
 @dataclass(slots=True)
 class Chat(ServerEvent):
-    """A chat line; `seat` is null for someone watching."""
+    """A chat line; `seat` is null for someone watching; `line` is its id at the table (what
+    `report_chat` names)."""
 
     type: ClassVar[str] = "chat"
     audience: ClassVar[Audience] = "public"
@@ -166,6 +167,7 @@ class Chat(ServerEvent):
     name: str
     seat: int | None
     text: str
+    line: str = ""
 
     def body(self) -> dict[str, Any]:
         return {
@@ -174,6 +176,7 @@ class Chat(ServerEvent):
             "name": self.name,
             "seat": self.seat,
             "text": self.text,
+            "line": self.line,
         }
 
 
@@ -183,7 +186,8 @@ LeftReason = Literal["left", "removed", "sat_out", "table_closed", "busted", "mo
 @dataclass(slots=True)
 class Left(ServerEvent):
     """A player left their seat with `amount` back to their balance; `reason` `removed` is
-    by the host, `sat_out` after more than `sit_out_limit` hands sat out."""
+    by the host or by an operator (a ban), `sat_out` after more than `sit_out_limit` hands
+    sat out."""
 
     type: ClassVar[str] = "left"
     audience: ClassVar[Audience] = "public"

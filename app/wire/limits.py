@@ -7,6 +7,7 @@ from app.engine.rules import MAX_SEATS
 MIN_SEATS = 2  # R1: 2 to MAX_SEATS seats at a table
 MAX_BOTS = MAX_SEATS - 1  # a host fills at most every other seat with bots
 CHAT_MAX = 200  # characters in one chat line
+CHAT_LINE_MAX = 32  # characters in a chat line's id (`report_chat`)
 MAX_FRAME = 4096  # bytes (UTF-8) of one client frame the server reads
 # bytes the transport takes in one frame: a frame over MAX_FRAME and within this is answered
 # `too_large` (the socket stays open); a larger one closes the socket (1009)
@@ -21,6 +22,7 @@ CHANGES_DEPTH = 16  # levels of a host's settings changes (the servers' JSON tak
 
 __all__ = [
     "CHANGES_DEPTH",
+    "CHAT_LINE_MAX",
     "CHAT_MAX",
     "EPOCH_MAX",
     "HAND_ID_MAX",

@@ -51,6 +51,7 @@ function drawNav() {
           h("a", { href: "/lobby", "data-link": "" }, t("nav.lobby")),
           h("a", { href: "/tournaments", "data-link": "" }, t("nav.tournaments")),
           h("a", { href: "/hands", "data-link": "" }, t("nav.hands")),
+          user.operator ? h("a", { href: "/admin", "data-link": "" }, t("nav.admin")) : null,
           h("span.who", { "aria-label": t("nav.logged_in_as", { name: user.name }) }, user.name),
           languageMenu(),
           h("button.btn.small.ghost", { type: "button", id: "logout", onclick: logout }, t("nav.logout")),
@@ -118,6 +119,10 @@ async function route() {
     document.title = t("title.page", { page: t("title.tournament") });
     const invite = new URLSearchParams(location.search).get("invite");
     cleanup = await tournamentPage(root, Number(m[1]), user, { go, invite });
+  } else if (path === "/admin") {
+    document.title = t("title.page", { page: t("admin.title") });
+    const { adminPage } = await import("./admin.js");
+    cleanup = await adminPage(root);
   } else if (path === "/hands" || path.startsWith("/hands/")) {
     document.title = t("title.page", { page: t("nav.hands") });
     const { historyPage } = await import("./history.js");

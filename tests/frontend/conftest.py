@@ -7,6 +7,7 @@ Without /usr/bin/chromium the tests are skipped, unless `CI=true`: then they fai
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -110,15 +111,10 @@ def mailbox() -> Iterator[Mailbox]:
         yield box
 
 
-@pytest.fixture(scope="module")
-def server_url(
-    tmp_path_factory: pytest.TempPathFactory, chromium_path: Path, mailbox: Mailbox
-) -> Iterator[str]:
-    """`python -m app` as its own process, as a player would run it."""
-    data = tmp_path_factory.mktemp("browser-data")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {
+def server_env(data: Path, url: str, mailbox: Mailbox) -> dict[str, str]:
+    """The environment of the server the browser tests use (and of commands run on its
+    database: `python -m app admin grant`)."""
+    return {
         **os.environ,
         "DATA_DIR": str(data),
         "DATABASE_URL": "",
@@ -131,6 +127,14 @@ def server_url(
         "ARGON2_PARALLELISM": "1",
         "PYTHONUNBUFFERED": "1",
     }
+
+
+@contextlib.contextmanager
+def serving(data: Path, mailbox: Mailbox) -> Iterator[str]:
+    """`python -m app` as its own process, as a player would run it, on `data`."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = server_env(data, url, mailbox)
     log = (data / "server.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port)],
@@ -160,6 +164,15 @@ def server_url(
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server_url(
+    tmp_path_factory: pytest.TempPathFactory, chromium_path: Path, mailbox: Mailbox
+) -> Iterator[str]:
+    """`python -m app` as its own process, as a player would run it."""
+    with serving(tmp_path_factory.mktemp("browser-data"), mailbox) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

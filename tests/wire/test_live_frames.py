@@ -108,14 +108,15 @@ async def private_host(live: Live, send: Recorder) -> list[Client]:
 
 
 async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> None:
-    table_id, players, _users = await seat_players(live, 3)
+    table_id, players, users = await seat_players(live, 3)
     host = players[0]
     send = Recorder()
     _, token = await live.user("watcher")
     watcher = await Client.open(live, table_id, token, 0)
     await send.call(watcher, {"type": "ping"})
     await send.call(players[2], {"type": "auto_post", "on": False})
-    await send.call(players[1], {"type": "chat", "text": "gl"})
+    said = await send.call(players[1], {"type": "chat", "text": "gl"})
+    await send.call(players[2], {"type": "report_chat", "line": said["result"]["line"]})
     shot = next(f for f in players[1].frames if f.get("type") == "snapshot")
     first = {"seed": "00" * 32, "commit": "11" * 32, "sealed": shot["next_deal"]["sealed"]}
     await send.call(players[1], {"type": "seed", **first})  # the first of a chain
@@ -137,6 +138,7 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
     await send.call(host, {"type": "host_pause", "paused": True})
     await send.call(host, {"type": "host_settings", "changes": {"ante": 20}})
     await send.call(host, {"type": "host_pause", "paused": False})
+    await send.call(host, {"type": "host_mute", "user_id": users[1], "muted": True})
     await send.call(host, {"type": "host_bots", "count": 5})  # the table is full
     await send.call(watcher, {"type": "wait_join"})  # R44's list, its offer, declined
     await send.call(host, {"type": "host_remove", "seat": 3})

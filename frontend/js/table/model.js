@@ -333,7 +333,7 @@ export function applyEvent(state, ev) {
       log(state, t(ev.reason === "expired" ? "wait.expired" : "wait.declined"), "info");
       break;
     case "chat":
-      state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId });
+      state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId, line: ev.line, userId: ev.user_id });
       if (state.chat.length > CHAT_MAX) state.chat.shift();
       break;
     case "deal_committed":

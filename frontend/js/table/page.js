@@ -587,6 +587,54 @@ export async function tablePage(root, tableId, user, { onLeave }) {
 
   let logShown = 0; // the number (`n`) of the last line drawn
   let logDrawn = -1; // the log's reset count when drawn: a snapshot redraws it whole
+  /** A chat line; another's has a menu (right click, or its ⋯ button): report it to the
+   * operators, and for the host, mute its player at this table. */
+  function chatLine(line) {
+    const li = h(`li${line.mine ? ".mine" : ""}`, h("strong", line.name), ": ", line.text);
+    if (line.mine || !line.line) return li;
+    const open = (ev) => {
+      ev.preventDefault();
+      chatMenu(li, line);
+    };
+    li.addEventListener("contextmenu", open);
+    li.append(" ", h("button.btn.small.ghost.chat-more", { type: "button", "aria-label": t("chat.menu", { name: line.name }), onclick: open }, "⋯"));
+    return li;
+  }
+
+  function chatMenu(li, line) {
+    document.querySelectorAll(".chat-menu").forEach((m) => m.remove());
+    const menu = h("div.chat-menu", { role: "menu", "aria-label": t("chat.menu", { name: line.name }) });
+    const item = (label, fn) =>
+      h("button.btn.small", {
+        type: "button",
+        role: "menuitem",
+        onclick: async () => {
+          menu.remove();
+          try {
+            await fn();
+          } catch (err) {
+            toast(err.message, "error");
+          }
+        },
+      }, label);
+    menu.append(
+      item(t("chat.report"), async () => {
+        await socket.request({ type: "report_chat", line: line.line });
+        toast(t("chat.reported"));
+      }),
+    );
+    if (isHost(state)) {
+      menu.append(
+        item(t("chat.mute_here"), async () => {
+          await socket.request({ type: "host_mute", user_id: line.userId, muted: true });
+          toast(t("chat.muted", { name: line.name }));
+        }),
+      );
+    }
+    li.append(menu);
+    menu.querySelector("button").focus();
+  }
+
   let chatShown = 0;
   function renderLog() {
     if (logDrawn !== state.logReset) {
@@ -601,7 +649,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     while (logList.childElementCount > 200) logList.firstElementChild.remove();
     logList.scrollTop = logList.scrollHeight;
     for (const line of state.chat.slice(chatShown)) {
-      chatList.append(h(`li${line.mine ? ".mine" : ""}`, h("strong", line.name), ": ", line.text));
+      chatList.append(chatLine(line));
       if (!line.mine) tabs.flag("chat");
     }
     chatShown = state.chat.length;
