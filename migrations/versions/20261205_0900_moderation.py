@@ -45,12 +45,13 @@ def _user(column: str, table: str, *, nullable: bool = True) -> list[object]:
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.add_column(
-            sa.Column("role", sa.String(16), nullable=False, server_default="player")
-        )
-        batch.add_column(_stamp("banned_at"))
-        batch.add_column(_stamp("muted_until"))
+    # plain ADD COLUMN, also on SQLite: a batch would re-create `users`, which every table
+    # of accounts refers to (foreign keys on: the drop fails once anyone has registered)
+    op.add_column(
+        "users", sa.Column("role", sa.String(16), nullable=False, server_default="player")
+    )
+    op.add_column("users", _stamp("banned_at"))
+    op.add_column("users", _stamp("muted_until"))
     op.create_table(
         "moderation_log",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -93,7 +94,5 @@ def downgrade() -> None:
     op.drop_table("chat_reports")
     op.drop_index("ix_moderation_log_target", table_name="moderation_log")
     op.drop_table("moderation_log")
-    with op.batch_alter_table("users") as batch:
-        batch.drop_column("muted_until")
-        batch.drop_column("banned_at")
-        batch.drop_column("role")
+    for column in ("muted_until", "banned_at", "role"):  # SQLite 3.35+ drops columns itself
+        op.drop_column("users", column)

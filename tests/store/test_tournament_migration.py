@@ -13,13 +13,14 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store import ledger
 from app.store.audit import check_ledger
 from app.store.db import Database
 from app.store.migrate import downgrade, schema_state, upgrade
 from app.store.models import Base
-from tests.store.factories import make_tournament, make_user
+from tests.store.factories import make_tournament
 from tests.store.tournament_play import enter
 
 BEFORE, AFTER = "0600_leases", "0700_tournaments"
@@ -54,13 +55,29 @@ async def _refuses_a_prize_pool(db: Database) -> bool:
     return False
 
 
+async def _user_then(s: AsyncSession, name: str, balance: int) -> int:
+    """A user as the schema before this migration had them: today's `User` model names
+    columns later migrations added (0900's role), so the row is written by hand."""
+    found = await s.execute(
+        text(
+            "INSERT INTO users (name, name_key, email, password_hash)"
+            " VALUES (:name, :name, :email, 'x') RETURNING id"
+        ),
+        {"name": name, "email": f"{name}@example.com"},
+    )
+    user_id: int = found.scalar_one()
+    await ledger.open_player_account(s, user_id)
+    await ledger.grant_signup(s, user_id=user_id, amount=balance)
+    return user_id
+
+
 async def test_the_tournaments_migration_keeps_the_ledger_both_ways(empty_db_url: str) -> None:
     db = Database(empty_db_url)
     try:
         await upgrade(db, BEFORE)
         async with db.transaction() as s:
-            ann = (await make_user(s, "ann", balance=5000)).id
-            await make_user(s, "bob", balance=3000)
+            ann = await _user_then(s, "ann", 5000)
+            await _user_then(s, "bob", 3000)
         rows = await _ledger_rows(db)
         assert await _refuses_a_prize_pool(db)
 
