@@ -31,6 +31,9 @@ async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io
 
 async def apply_settings(table: TableState, new: TableSettings, io: Io) -> Effects:
     await io.store.save_settings(table.id, new)
+    if table.directed is None and new.time_bank != table.settings.time_bank:
+        for info in table.seats.values():  # R42: a new bank size starts every bank afresh
+            info.time_bank_ms = new.time_bank * 1000
     table.settings = new
     table.pending_settings = None
     return [publishing.table_said(table)]

@@ -1,4 +1,4 @@
-"""A table's settings (docs/rules.md R1-R4, R19, R22, R25): one model, checked in one place.
+"""A table's settings (docs/rules.md R1-R4, R19, R22, R25, R42): one model, checked in one place.
 
 Table creation (the lobby) and the host's changes (HTTP and the socket) both go through
 `TableSettings`, with strict types: a whole number is a JSON integer (no `7.5`, no `"8"`,
@@ -75,6 +75,12 @@ class TableSettings(BaseModel):
     bot_delay_ms: Annotated[Millis, Field(ge=MIN_BOT_DELAY_MS, le=60_000)] = 800  # think time
     raise_cap: bool = True  # R16; a tournament lifts it once two players remain (R29)
     open_pair: Literal["r14", "rp10f"] = "r14"  # R14, or TDA's RP-10-F (R30)
+    # R42: a cash table's time bank, in seconds: each player's at the start (0: none), the
+    # refill, every how many hands dealt in (0: never), and the most it holds (0: the start)
+    time_bank: Annotated[int, Field(ge=0, le=600)] = 0
+    time_bank_refill: Annotated[int, Field(ge=0, le=600)] = 0
+    time_bank_every: Annotated[int, Field(ge=0, le=1000)] = 0
+    time_bank_cap: Annotated[int, Field(ge=0, le=600)] = 0
 
     @model_validator(mode="before")
     @classmethod
@@ -93,6 +99,8 @@ class TableSettings(BaseModel):
     @model_validator(mode="after")
     def _game_rules(self) -> TableSettings:
         self.rules()  # the engine's ValueError names the broken rule
+        if self.time_bank_cap and self.time_bank_cap < self.time_bank:
+            raise ValueError("the time bank's cap must be at least its starting seconds")
         if self.max_buy_in is not None and self.max_buy_in < self.min_buy_in:
             raise ValueError(
                 f"the maximum buy-in must be at least the minimum ({money.chips(self.min_buy_in)})"
@@ -173,4 +181,7 @@ def invalid(exc: ValidationError) -> TableError:
 # Settings the host may change between hands (not the stakes' identity: not `private`).
 CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
 # Kept in `PokerTable.extra` (no column of their own).
-EXTRA = ("sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair")
+EXTRA = (
+    "sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair",
+    "time_bank", "time_bank_refill", "time_bank_every", "time_bank_cap",
+)  # fmt: skip

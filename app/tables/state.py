@@ -54,8 +54,11 @@ class SeatInfo:
     sat_out_hands: int = 0
     leaving: bool = False
     top_ups: list[tuple[int, str]] = field(default_factory=list)
-    time_bank_ms: int = 0  # a tournament player's time bank (R27)
+    time_bank_ms: int = 0  # the player's time bank (R27 in tournaments, R42 at cash tables)
     bank_from: float | None = None  # when the time bank began running for this turn
+    bank_hands: int = 0  # hands dealt in since the seat was taken (R42's refill)
+    away: bool = False  # no socket of theirs watches the table (R40)
+    timeouts: int = 0  # turns in a row the clock played for them (R40)
 
     def public(self, stack: int | None = None) -> dict[str, Any]:
         return {
@@ -67,7 +70,21 @@ class SeatInfo:
             "auto_post": self.auto_post,
             "bot": self.bot,
             "leaving": self.leaving,
+            "away": self.away,
+            "time_bank_ms": self.time_bank_ms,
         }
+
+
+@dataclass(slots=True)
+class ShowOffer:
+    """R41: the uncalled winner of a hand awarded at once may still show it, until `until`
+    (the monotonic clock): the finished hand kept for it, and who won it."""
+
+    hand: Hand
+    hand_id: str
+    seat: int
+    user_id: int
+    until: float
 
 
 @dataclass(slots=True)
@@ -141,6 +158,7 @@ class TableState:
     watchers: dict[tuple[int, str], int] = field(default_factory=dict)
     watchers_told: int = 0  # watchers not seated, as last announced
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands the restart cancelled
+    show_offer: ShowOffer | None = None  # the last uncalled winner may still show (R41)
 
     @property
     def closing(self) -> bool:
@@ -193,6 +211,7 @@ __all__ = [
     "Kept",
     "Recording",
     "SeatInfo",
+    "ShowOffer",
     "TableState",
     "host_only",
     "in_hand",

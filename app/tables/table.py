@@ -167,6 +167,7 @@ class Table:
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
             info.sitting_out = s.sitting_out or s.stack <= 0
+            info.time_bank_ms = stored.settings.time_bank * 1000  # R42: full again
             state.seats[s.seat_no] = info
             state.by_user[s.user_id] = s.seat_no
         return table
@@ -608,6 +609,7 @@ _RULES: dict[type, Rule] = {
     c.AutoPostMsg: seating.auto_post,
     c.PostAnteMsg: seating.post_ante,
     c.ActMsg: dealing.act,
+    c.ShowMsg: dealing.show,
     c.SeedMsg: fair.seed,
     c.ChatMsg: watching.chat,
     c.HostSettingsMsg: hosting.host_settings,

@@ -456,10 +456,25 @@ class TimeBank(ServerEvent):
         return {"type": "time_bank", "seat": self.seat, "turn_id": self.turn_id, "ms": self.ms}
 
 
+@dataclass(slots=True)
+class ShowOffered(ServerEvent):
+    """R41: the uncalled winner was awarded the pot at once; they may still show the hand
+    (`show`) for `ms`, while the next hand comes at its usual pause."""
+
+    type: ClassVar[str] = "show_offered"
+    audience: ClassVar[Audience] = "public"
+    hand_id: str
+    seat: int
+    ms: int = field(metadata=_doc("how long the winner may still show"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "show_offered", "hand_id": self.hand_id, "seat": self.seat, "ms": self.ms}
+
+
 TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
     DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
     TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed, PlayerMoved,
-    PlayerFinished, TournamentInfo, TimeBank,
+    PlayerFinished, TournamentInfo, TimeBank, ShowOffered,
 )  # fmt: skip
 REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
 
