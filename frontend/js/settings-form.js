@@ -20,6 +20,10 @@ const DEFAULTS = {
   timeout_action: "all_in",
   showdown_first_when_checked: "first_to_act",
   sit_out_limit: 3,
+  time_bank: 0,
+  time_bank_refill: 0,
+  time_bank_every: 0,
+  time_bank_cap: 0,
   bot_delay_ms: 800,
   private: false,
 };
@@ -56,6 +60,11 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     timeout_action: select("timeout_action", { all_in: t("form.timeout.all_in"), fold: t("form.timeout.fold") }, s.timeout_action),
     showdown_first_when_checked: select("showdown_first_when_checked", { first_to_act: t("form.first.first_to_act"), lowest_seat: t("form.first.lowest_seat") }, s.showdown_first_when_checked),
     sit_out_limit: num("sit_out_limit", s.sit_out_limit, { min: 0, max: 1000 }),
+    // R42: a time bank in seconds, refilled every so many hands, up to a cap (0: off)
+    time_bank: num("time_bank", s.time_bank ?? 0, { min: 0, max: 600, step: 1 }),
+    time_bank_refill: num("time_bank_refill", s.time_bank_refill ?? 0, { min: 0, max: 600, step: 1 }),
+    time_bank_every: num("time_bank_every", s.time_bank_every ?? 0, { min: 0, max: 1000, step: 1 }),
+    time_bank_cap: num("time_bank_cap", s.time_bank_cap ?? 0, { min: 0, max: 600, step: 1 }),
     private: h("input", { name: "private", type: "checkbox", checked: s.private }),
     password: h("input", { name: "password", type: "password", maxlength: 128, autocomplete: "new-password" }),
   };
@@ -84,6 +93,10 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     field(t("form.on_timeout"), inputs.timeout_action),
     field(t("form.showdown_order"), inputs.showdown_first_when_checked),
     field(t("form.sit_out_limit"), inputs.sit_out_limit),
+    field(t("form.time_bank"), inputs.time_bank),
+    field(t("form.time_bank_refill"), inputs.time_bank_refill),
+    field(t("form.time_bank_every"), inputs.time_bank_every),
+    field(t("form.time_bank_cap"), inputs.time_bank_cap),
     h("div.field.checks", check(t("form.rake_third"), inputs.rake_third_street)),
     forHost ? null : h("div.field.checks", check(t("form.private"), inputs.private)),
     forHost ? null : field(t("form.password"), inputs.password),
@@ -114,6 +127,10 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
       timeout_action: inputs.timeout_action.value,
       showdown_first_when_checked: inputs.showdown_first_when_checked.value,
       sit_out_limit: Number(inputs.sit_out_limit.value),
+      time_bank: Number(inputs.time_bank.value),
+      time_bank_refill: Number(inputs.time_bank_refill.value),
+      time_bank_every: Number(inputs.time_bank_every.value),
+      time_bank_cap: Number(inputs.time_bank_cap.value),
     };
     if (!forHost) {
       out.private = inputs.private.checked;
