@@ -452,6 +452,7 @@ class Table:
 
     async def _join(self, msg: m.Join) -> dict[str, Any]:
         joined = await watching.join(self.state, msg, self.io)
+        self.apply(joined.effects)  # back from away (R40)
         return {**joined.answer, "epoch": self.epoch}
 
     async def _resync(self, msg: m.Resync) -> dict[str, Any]:

@@ -1,0 +1,146 @@
+"""Issue 24's table flow: away players sat out (R40), the uncontested pot awarded at once with
+a show after (R41), and a cash table's time bank (R42). A real server on the fake clock: real
+WebSockets, a real SQLite ledger; the clock moves only when a test moves it (no real waits)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Collection
+from typing import Any
+
+import pytest
+
+from app.fanout import BaseFanout
+from app.store import hands
+from app.store.db import Database
+from app.tables import FakeClock
+from app.tables import messages as m
+from tests.tables.live import Client, Frame, Live, live_server
+from tests.tables.test_ws_play import PAUSE, calldown, seat_players
+
+TIMER = 10.0  # the house's action clock (R19), in the fake clock's seconds
+
+
+@pytest.fixture
+async def live(
+    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
+) -> AsyncIterator[Live]:
+    async with live_server(sqlite_db, memory_fanout, clock) as server:
+        yield server
+
+
+async def next_hand(live: Live, table_id: int, watcher: Client) -> tuple[str, int]:
+    """Deal the next hand (after the pause): its id and where its events start."""
+    mark = len(watcher.frames)
+    await live.settle(table_id, PAUSE)
+    i, started = await watcher.wait_index(lambda f: f.get("type") == "hand_started", start=mark)
+    return started["hand_id"], i
+
+
+async def play(
+    live: Live,
+    table_id: int,
+    watcher: Client,
+    clients: dict[int, Client],
+    start: int,
+    *,
+    idle: Collection[int] = (),
+) -> Frame:
+    """Play the hand begun at frame `start` to its end: the seats in `idle` (or without a
+    client) let the clock run out on every turn, the others call it down in time."""
+    i = start
+    for _ in range(300):
+        i, frame = await watcher.wait_index(
+            lambda f: f.get("type") in ("turn", "hand_ended"), start=i
+        )
+        i += 1
+        if frame["type"] == "hand_ended":
+            await live.settle(table_id)
+            return frame
+        client = clients.get(frame["seat"])
+        if client is None or frame["seat"] in idle:
+            await live.settle(table_id, TIMER)
+            continue
+        act = {"type": "act", "hand_id": frame["hand_id"], "turn_id": frame["turn_id"]}
+        assert (await client.call({**act, **calldown(frame["legal"])}))["type"] == "ok"
+    raise AssertionError("the hand did not end")
+
+
+def seat_of(frames: list[Frame], seat: int) -> dict[str, Any]:
+    """The seat as the last `seats` event says."""
+    last = [f for f in frames if f.get("type") == "seats"][-1]
+    return next(s for s in last["seats"] if s["seat"] == seat)
+
+
+# -- R40 ----------------------------------------------------------------------------------
+
+
+async def test_r40_the_last_socket_closing_marks_the_seat_away_and_a_reconnect_clears_it(
+    live: Live,
+) -> None:
+    users = [await live.user(f"a{i}") for i in range(2)]
+    created = await live.create_table(users[0][1], name="Away", small_bet=100)
+    table_id = created["table"]["id"]
+    clients = [await Client.open(live, table_id, token, user) for user, token in users]
+    for seat, client in enumerate(clients):
+        sit = {"type": "sit", "seat": seat, "amount": 2000, "request_id": f"s{seat}"}
+        assert (await client.call(sit))["type"] == "ok"
+    watcher = clients[0]
+    second = await Client.open(live, table_id, users[1][1], users[1][0])
+    await clients[1].close()  # one of two sockets: still here
+    await live.table(table_id).request(m.Sync())
+    assert seat_of(watcher.frames, 1)["away"] is False
+    mark = len(watcher.frames)
+    await second.close()  # the last one
+    i, seats = await watcher.wait_index(
+        lambda f: f.get("type") == "seats" and seat_of([f], 1)["away"], start=mark
+    )
+    assert seat_of([seats], 0)["away"] is False
+    assert live.table(table_id).state.seats[1].away
+    back = await Client.open(live, table_id, users[1][1], users[1][0])
+    await watcher.wait(lambda f: f.get("type") == "seats" and not seat_of([f], 1)["away"], start=i)
+    snapshot = next(f for f in back.frames if f.get("type") == "snapshot")
+    assert snapshot["seats"][1]["away"] is False
+
+
+async def test_r40_a_player_timing_out_away_is_sat_out_from_the_next_hand(live: Live) -> None:
+    table_id, clients, _ = await seat_players(live, 3, timeout_action="fold")
+    watcher = clients[0]
+    hand_id, start = await next_hand(live, table_id, watcher)
+    gone = clients.pop(2)
+    await gone.close()  # the browser closed mid-hand
+    await watcher.wait(lambda f: f.get("type") == "seats" and seat_of([f], 2)["away"], start=start)
+    await play(live, table_id, watcher, clients, start)
+    timed_out = [f for f in watcher.frames[start:] if f.get("type") == "timed_out"]
+    assert [f["seat"] for f in timed_out] == [2]  # one timeout, while away
+    assert seat_of(watcher.frames, 2)["sitting_out"] is True
+    _, start = await next_hand(live, table_id, watcher)
+    started = watcher.frames[start]
+    assert sorted(started["seats"]) == [0, 1]  # the absent player is not dealt in
+    assert 2 in live.table(table_id).state.seats  # the seat stays until sit_out_limit
+
+
+async def test_r40_two_timeouts_in_a_row_sit_a_connected_player_out_and_acting_in_time_resets(
+    live: Live,
+) -> None:
+    table_id, clients, _ = await seat_players(live, 3, timeout_action="fold")
+    watcher = clients[0]
+    seat = live.table(table_id).state.seats[2]
+
+    async def hand(idle: Collection[int]) -> list[int]:
+        _, start = await next_hand(live, table_id, watcher)
+        dealt = sorted(watcher.frames[start]["seats"])
+        await play(live, table_id, watcher, clients, start, idle=idle)
+        return dealt
+
+    assert await hand(idle={2}) == [0, 1, 2]
+    assert seat.timeouts == 1 and not seat.sitting_out and not seat.away
+    assert await hand(idle=()) == [0, 1, 2]  # acted in time: the count starts again
+    assert seat.timeouts == 0
+    assert await hand(idle={2}) == [0, 1, 2]
+    assert seat.timeouts == 1 and not seat.sitting_out
+    assert await hand(idle={2}) == [0, 1, 2]
+    assert seat.sitting_out  # twice in a row
+    assert await hand(idle=()) == [0, 1]
+    assert (await clients[2].call({"type": "sit_in"}))["result"] == {"sitting_out": False}
+    assert seat.timeouts == 0
+    assert await hand(idle=()) == [0, 1, 2]  # "I'm back"
