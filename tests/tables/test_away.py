@@ -144,3 +144,71 @@ async def test_r40_two_timeouts_in_a_row_sit_a_connected_player_out_and_acting_i
     assert (await clients[2].call({"type": "sit_in"}))["result"] == {"sitting_out": False}
     assert seat.timeouts == 0
     assert await hand(idle=()) == [0, 1, 2]  # "I'm back"
+
+
+# -- R41 ----------------------------------------------------------------------------------
+
+
+async def test_r41_the_pot_award_directly_follows_the_last_fold_and_a_show_after_reaches_all_and_the_record(  # noqa: E501
+    live: Live,
+) -> None:
+    table_id, clients, _ = await seat_players(live, 2)
+    watcher, other = clients[0], clients[1]
+    hand_id, start = await next_hand(live, table_id, watcher)
+    i = start
+    while True:  # the first to act brings in; the other completes; the bring-in folds
+        i, turn = await watcher.wait_index(lambda f: f.get("type") == "turn", start=i)
+        i += 1
+        legal = turn["legal"]
+        act = {"type": "act", "hand_id": hand_id, "turn_id": turn["turn_id"]}
+        if legal["bring_in"] is not None:
+            move = {"action": "bring_in", "amount": legal["bring_in"]}
+        elif legal["complete"] is not None:
+            move = {"action": "complete", "amount": legal["complete"]}
+        else:
+            move = {"action": "fold"}
+        assert (await clients[turn["seat"]].call({**act, **move}))["type"] == "ok"
+        if move["action"] == "fold":
+            break
+    winner = 1 - turn["seat"]
+    offered = await watcher.wait(lambda f: f.get("type") == "show_offered", start=start)
+    said = [f["type"] for f in watcher.frames[start:] if "type" in f]
+    fold = len(said) - 1 - said[::-1].index("folded")
+    between = said[fold + 1 : said.index("pot_awarded", fold)]
+    assert set(between) <= {"uncalled_bet_returned", "rake_taken"}  # no prompt, no timeout
+    assert said.index("hand_ended") < said.index("show_offered")
+    assert offered == {**offered, "hand_id": hand_id, "seat": winner, "ms": 5000}
+    assert live.table(table_id).state.hand is None  # over: the next deal waits only its pause
+    loser = clients[1 - winner]
+    refused = await loser.call({"type": "show", "hand_id": hand_id})
+    assert refused["type"] == "error" and refused["code"] == "not_your_hand"
+    forged = await clients[winner].call({"type": "show", "hand_id": "f" * 16})
+    assert forged["type"] == "error" and forged["code"] == "show_over"
+    assert (await clients[winner].call({"type": "show", "hand_id": hand_id}))["type"] == "ok"
+    shown = await loser.wait(lambda f: f.get("type") == "hand_shown", start=start)
+    assert shown["seat"] == winner and shown["hand_id"] == hand_id and len(shown["cards"]) == 3
+    again = await clients[winner].call({"type": "show", "hand_id": hand_id})
+    assert again["type"] == "error" and again["code"] == "show_over"
+    await live.table(table_id).request(m.Sync())
+    async with live.db.session() as s:
+        record = await hands.get_hand(s, hand_id)
+    assert record is not None and record.events is not None
+    assert [e["type"] for e in record.events][-2:] == ["hand_ended", "hand_shown"]
+    assert other is not None
+
+
+async def test_r41_a_show_after_its_few_seconds_is_refused_and_the_next_hand_never_waits(
+    live: Live,
+) -> None:
+    table_id, clients, _ = await seat_players(live, 2, timeout_action="fold")
+    watcher = clients[0]
+    hand_id, start = await next_hand(live, table_id, watcher)
+    await play(live, table_id, watcher, {0: clients[0]}, start)  # seat 1 times out: folds
+    offered = await watcher.wait(lambda f: f.get("type") == "show_offered", start=start)
+    mark = len(watcher.frames)
+    await live.settle(table_id, PAUSE)  # the pause alone deals the next hand
+    await watcher.wait(lambda f: f.get("type") == "hand_started", start=mark)
+    await live.settle(table_id, offered["ms"] / 1000)
+    late = await clients[offered["seat"]].call({"type": "show", "hand_id": hand_id})
+    assert late["type"] == "error" and late["code"] == "show_over"
+    assert not any(f.get("type") == "hand_shown" for f in watcher.frames[start:])
