@@ -9,12 +9,12 @@ import pytest
 
 from app.engine import (
     Action,
-    IllegalAction,
     ActionKind,
     Checked,
     Hand,
     HandMucked,
     HandShown,
+    IllegalAction,
     Phase,
     PotAwarded,
     RakeTaken,

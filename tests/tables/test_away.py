@@ -105,7 +105,7 @@ async def test_r40_the_last_socket_closing_marks_the_seat_away_and_a_reconnect_c
 async def test_r40_a_player_timing_out_away_is_sat_out_from_the_next_hand(live: Live) -> None:
     table_id, clients, _ = await seat_players(live, 3, timeout_action="fold")
     watcher = clients[0]
-    hand_id, start = await next_hand(live, table_id, watcher)
+    _, start = await next_hand(live, table_id, watcher)
     gone = clients.pop(2)
     await gone.close()  # the browser closed mid-hand
     await watcher.wait(lambda f: f.get("type") == "seats" and seat_of([f], 2)["away"], start=start)
@@ -153,7 +153,7 @@ async def test_r41_the_pot_award_directly_follows_the_last_fold_and_a_show_after
     live: Live,
 ) -> None:
     table_id, clients, _ = await seat_players(live, 2)
-    watcher, other = clients[0], clients[1]
+    watcher = clients[0]
     hand_id, start = await next_hand(live, table_id, watcher)
     i = start
     while True:  # the first to act brings in; the other completes; the bring-in folds
@@ -194,7 +194,6 @@ async def test_r41_the_pot_award_directly_follows_the_last_fold_and_a_show_after
         record = await hands.get_hand(s, hand_id)
     assert record is not None and record.events is not None
     assert [e["type"] for e in record.events][-2:] == ["hand_ended", "hand_shown"]
-    assert other is not None
 
 
 async def test_r41_a_show_after_its_few_seconds_is_refused_and_the_next_hand_never_waits(
@@ -212,3 +211,84 @@ async def test_r41_a_show_after_its_few_seconds_is_refused_and_the_next_hand_nev
     late = await clients[offered["seat"]].call({"type": "show", "hand_id": hand_id})
     assert late["type"] == "error" and late["code"] == "show_over"
     assert not any(f.get("type") == "hand_shown" for f in watcher.frames[start:])
+
+
+# -- R42 ----------------------------------------------------------------------------------
+
+
+async def test_r42_the_bank_runs_only_when_chips_beyond_the_forced_bets_are_at_stake(
+    live: Live,
+) -> None:
+    table_id, clients, _ = await seat_players(live, 3, timeout_action="fold", time_bank=20)
+    watcher = clients[0]
+    table = live.table(table_id)
+    hand_id, i = await next_hand(live, table_id, watcher)
+    i, turn = await watcher.wait_index(lambda f: f.get("type") == "turn", start=i)
+    bring_in = turn["seat"]
+    act = {"type": "act", "hand_id": hand_id}
+    amount = turn["legal"]["bring_in"]
+    reply = await clients[bring_in].call(
+        {**act, "turn_id": turn["turn_id"], "action": "bring_in", "amount": amount}
+    )
+    assert reply["type"] == "ok"
+    i, turn = await watcher.wait_index(lambda f: f.get("type") == "turn", start=i + 1)
+    facing_bring_in = turn["seat"]  # only the bring-in to face: the clock plays at once
+    await live.settle(table_id, TIMER)
+    i, out = await watcher.wait_index(lambda f: f.get("type") == "timed_out", start=i)
+    assert out["seat"] == facing_bring_in
+    assert not any(f.get("type") == "time_bank" for f in watcher.frames)
+    assert table.state.seats[facing_bring_in].time_bank_ms == 20_000
+    i, turn = await watcher.wait_index(lambda f: f.get("type") == "turn", start=i)
+    completer = turn["seat"]
+    reply = await clients[completer].call(
+        {**act, "turn_id": turn["turn_id"], "action": "complete", "amount": 100}
+    )
+    assert reply["type"] == "ok"
+    i, turn = await watcher.wait_index(lambda f: f.get("type") == "turn", start=i + 1)
+    assert turn["seat"] == bring_in  # now a completion is at stake
+    await live.settle(table_id, TIMER)
+    i, bank = await watcher.wait_index(lambda f: f.get("type") == "time_bank", start=i)
+    assert bank == {**bank, "seat": bring_in, "turn_id": turn["turn_id"], "ms": 20_000}
+    await live.settle(table_id, 5)
+    reply = await clients[bring_in].call({**act, "turn_id": turn["turn_id"], "action": "call"})
+    assert reply["type"] == "ok"
+    assert table.state.seats[bring_in].time_bank_ms == 15_000  # what the turn used is gone
+    said = [f.get("type") for f in watcher.frames[i:]]
+    assert "timed_out" not in said
+
+
+async def test_r42_the_bank_refills_as_set_up_to_its_cap(live: Live) -> None:
+    settings = {"time_bank": 10, "time_bank_refill": 5, "time_bank_every": 2}
+    table_id, clients, _ = await seat_players(live, 2, time_bank_cap=20, **settings)
+    watcher = clients[0]
+    seats = live.table(table_id).state.seats
+    banks = []
+    for _ in range(6):
+        _, start = await next_hand(live, table_id, watcher)
+        await play(live, table_id, watcher, clients, start)
+        banks.append(seats[0].time_bank_ms)
+    assert banks == [10_000, 15_000, 15_000, 20_000, 20_000, 20_000]
+    assert seats[1].time_bank_ms == 20_000
+
+
+async def test_r42_a_player_who_acts_in_time_keeps_the_whole_bank(live: Live) -> None:
+    table_id, clients, _ = await seat_players(live, 3, time_bank=30)
+    watcher = clients[0]
+    for _ in range(2):
+        _, start = await next_hand(live, table_id, watcher)
+        await play(live, table_id, watcher, clients, start)
+    assert not any(f.get("type") in ("time_bank", "timed_out") for f in watcher.frames)
+    assert [s.time_bank_ms for s in live.table(table_id).state.seats.values()] == [30_000] * 3
+
+
+async def test_r42_settings_are_checked_and_off_by_default(live: Live) -> None:
+    user = await live.user("host")
+    async with live.http(user[1]) as http:
+        bad = await http.post(
+            "/api/tables",
+            json={"name": "T", "small_bet": 100, "time_bank": 30, "time_bank_cap": 10},
+        )
+        assert bad.status_code in (400, 422) and "cap" in bad.text, bad.text
+        off = await http.post("/api/tables", json={"name": "T", "small_bet": 100})
+    settings = live.table(off.json()["table"]["id"]).state.settings
+    assert (settings.time_bank, settings.time_bank_cap) == (0, 0)
