@@ -184,6 +184,9 @@ async def test_r19_timeouts_by_each_policy(live: Live, policy: str) -> None:
         ]
         total = 2 * 100_000
         assert await chips(live, table_id, users) == (total, total)
+        for seat, client in clients.items():  # two timeouts in a row sit out (R40): back
+            if table.state.seats[seat].sitting_out:
+                assert (await client.call({"type": "sit_in"}))["type"] == "ok"
     kinds = [o for _, o in outcomes]
     if policy == "fold":
         assert "all_in" not in kinds and "fold" in kinds
