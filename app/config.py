@@ -103,6 +103,13 @@ class Settings(BaseSettings):
         description="the address the metrics listen on: loopback unless Prometheus scrapes "
         "from elsewhere (`0.0.0.0` in a container)",
     )
+    stall_ms: float | None = Field(
+        default=None,
+        gt=0,
+        description="log each event-loop stall longer than this many milliseconds, with the "
+        "code that held the loop or the garbage collection that did (`app.stalls`), and count "
+        "it in `stud_loop_stall_seconds`; off when unset",
+    )
     log_format: Literal["text", "json"] = Field(
         default="text",
         description="`json`: each log line a JSON object (time, level, logger, message, and "

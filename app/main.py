@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app import logredact, metrics
-from app.api import accounts, history, lobby, proof, static, tournaments, ws
+from app import logredact, metrics, stalls
+from app.api import accounts, history, lobby, proof, session_ledger, static, tournaments, ws
 from app.api import mail as mail_api
 from app.api.errors import install_handlers
 from app.api.security import SiteGuard
@@ -59,6 +59,38 @@ def _metrics(manager: TableManager, db: Database, settings: Settings) -> Callabl
     return metrics.serve_metrics(settings.metrics_host, settings.metrics_port)
 
 
+def _stalls(application: FastAPI, settings: Settings) -> stalls.StallWatch | None:
+    """With `STALL_MS`: each event-loop stall over it logged with its cause, and counted."""
+    if settings.stall_ms is None:
+        return None
+
+    def seen(stall: stalls.Stall) -> None:
+        stalls.log_stall(stall)
+        kind = "gc" if stall.cause.startswith("gc ") else "code"
+        metrics.LOOP_STALL_SECONDS.labels(kind).observe(stall.seconds)
+
+    watch = stalls.StallWatch(threshold=settings.stall_ms / 1000, on_stall=seen)
+    watch.start()
+    application.state.stalls = watch
+    return watch
+
+
+def _watching(
+    application: FastAPI, manager: TableManager, db: Database, settings: Settings
+) -> Callable[[], Awaitable[None]]:
+    """The operator's eyes: metrics, and with `STALL_MS` the stall watch. Returns what
+    stops them."""
+    stop_metrics = _metrics(manager, db, settings)
+    watch = _stalls(application, settings)
+
+    async def stop() -> None:
+        if watch is not None:
+            await watch.stop()
+        stop_metrics()
+
+    return stop
+
+
 @asynccontextmanager
 async def table_server(application: FastAPI) -> AsyncIterator[None]:
     """The table server's lifespan: database, the process registry (or a refusal to start
@@ -107,11 +139,11 @@ async def table_server(application: FastAPI) -> AsyncIterator[None]:
     hand_over = services.handover.hand_over
     application.state.drain = lambda: manager.drain(settings.drain_seconds, then=hand_over)
     mail_api.start_mail(application, db, settings)  # sends what is pending, then new requests
-    stop_metrics = _metrics(manager, db, settings)
+    stop_watching = _watching(application, manager, db, settings)
     try:
         yield
     finally:
-        stop_metrics()
+        await stop_watching()
         application.state.drain = None
         await mail_api.stop_mail(application)
         await stop_table_services(application)  # the tables' leases are released
@@ -131,6 +163,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     application.include_router(lobby.router)
     application.include_router(ws.router)
     application.include_router(history.router)
+    application.include_router(session_ledger.router)
     application.include_router(proof.router)
     application.include_router(tournaments.router)
     mail_api.install(application, settings)

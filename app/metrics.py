@@ -168,6 +168,13 @@ WRITE_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
     registry=REGISTRY,
 )
+LOOP_STALL_SECONDS = Histogram(
+    "stud_loop_stall_seconds",
+    "event-loop stalls over STALL_MS, by what held the loop: a garbage collection or code",
+    ["kind"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    registry=REGISTRY,
+)  # kind: gc, code
 DB_WAIT_SECONDS = Histogram(
     "stud_db_pool_wait_seconds",
     "seconds a session waited for a pooled database connection (its count: the checkouts)",

@@ -51,6 +51,7 @@ class Result:
     placement: list[int] = field(default_factory=list)  # tables per process
     redis: RedisUse | None = None
     pg: PgUse | None = None
+    stalls: list[dict[str, object]] = field(default_factory=list)  # `--stalls`: by cause
 
 
 def machine_and_date() -> str:

@@ -72,7 +72,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import cluster, processes_report  # noqa: E402
+from benchmarks import cluster, processes_report, stall_report  # noqa: E402
 from benchmarks.machine import DOC, write_section  # noqa: E402
 from benchmarks.meters import (  # noqa: E402
     PgMeter,
@@ -110,8 +110,9 @@ def raise_fd_limit() -> None:
 def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
     """The real app (`app.main:create_app`, its lifespan claims and restores the prepared
     tables), with one addition: every garbage collection (when it ended, how long it took)
-    is recorded, and written to `record` on SIGUSR1. `metrics_on=False`: nothing is
-    counted per act or frame (`app.metrics.HOT.on`), and no `METRICS_PORT` is given."""
+    is recorded, and written to `record` on SIGUSR1, with the event-loop stalls when
+    `STALL_MS` is set (`app.stalls`). `metrics_on=False`: nothing is counted per act or
+    frame (`app.metrics.HOT.on`), and no `METRICS_PORT` is given."""
     import uvicorn
 
     from app import metrics
@@ -132,14 +133,18 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
 
     gc.callbacks.append(collection)
 
+    application = create_app()
+
     def dump(_signum: int, _frame: Any) -> None:
+        watch = getattr(application.state, "stalls", None)
+        spans = [(s.start, s.end, s.cause, s.gc_seconds) for s in watch.stalls] if watch else []
         tmp = record.with_suffix(".tmp")
-        tmp.write_bytes(pickle.dumps((gc_ends, gc_seconds)))
+        tmp.write_bytes(pickle.dumps((gc_ends, gc_seconds, spans)))
         tmp.rename(record)
 
     signal.signal(signal.SIGUSR1, dump)
     uvicorn.run(
-        create_app(),
+        application,
         host="127.0.0.1",
         port=port,
         ws_per_message_deflate=False,
@@ -509,6 +514,8 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
             argv += ["--metrics", args.metrics]
             if args.metrics == "on":  # served (and so counted) as in production
                 env["METRICS_PORT"] = str(free_port())
+            if args.stalls:
+                env["STALL_MS"] = str(args.stalls)
             procs.append(spawn(argv, env, log))
             ports.append(port)
             records.append(record)
@@ -555,7 +562,7 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
         for pid in pids:
             r, h = memory_mb(pid)
             rss, hwm = rss + r, hwm + h
-        gc_total, gc_longest = await gc_in_window(procs, records, window_end - w.wall)
+        gc_total, gc_longest, spans = await gc_in_window(procs, records, window_end - w.wall)
         p.closing = True
         await close_all(sockets)
     finally:
@@ -567,6 +574,12 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
             last[key] = x
     whole = sorted(last.values())
     frames = max(1, p.frames)
+    p99 = percentile(lat, 0.99)
+    tail = [
+        (p.sent[k], p.sent[k] + x)
+        for k, x in zip(p.keys, p.latencies, strict=True)
+        if x >= p99 and k in p.sent
+    ]
     return Result(
         name=sv.name if args.metrics == "on" else f"{sv.name}, metrics off",
         sockets=len(sockets),
@@ -603,16 +616,19 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
         placement=placement,
         redis=w.redis,
         pg=w.pg,
+        stalls=[asdict(c) for c in stall_report.causes(spans, tail)] if args.stalls else [],
     )
 
 
 async def gc_in_window(
     procs: list[subprocess.Popen[bytes]], records: list[Path], since: float
-) -> tuple[float, float]:
-    """The servers' garbage collections that ended in the window: total and longest (s)."""
+) -> tuple[float, float, list[stall_report.Span]]:
+    """The servers' garbage collections that ended in the window (total and longest, s),
+    and their event-loop stalls that ended in it."""
     for proc in procs:
         proc.send_signal(signal.SIGUSR1)
     total, longest = 0.0, 0.0
+    spans: list[stall_report.Span] = []
     for record in records:
         for _ in range(300):
             if record.exists():
@@ -620,11 +636,12 @@ async def gc_in_window(
             await asyncio.sleep(0.05)
         else:
             continue
-        ends, seconds = pickle.loads(record.read_bytes())
+        ends, seconds, stalls = pickle.loads(record.read_bytes())
         inside = [d for at, d in zip(ends, seconds, strict=True) if at >= since]
         total += sum(inside)
         longest = max(longest, *inside, 0.0)
-    return total, longest
+        spans += [s for s in stalls if s[1] >= since]
+    return total, longest, spans
 
 
 async def read_bare(ws: Any, c: Play) -> None:
@@ -756,8 +773,73 @@ Machine: {machine_and_date()}.
         " machine inflates latency.\n"
         "- Garbage collections in the stud server (`app/collector.py` keeps to its"
         f" schedule): {stud.gc_share:.1%} of the window, the longest"
-        f" {stud.gc_longest_ms:.0f} ms.\n"
+        f" {stud.gc_longest_ms:.0f} ms.\n" + (stalls_text(args, stud) if args.stalls else "")
     )
+
+
+def stalls_text(args: argparse.Namespace, stud: Result) -> str:
+    rows = [stall_report.Cause(**c) for c in stud.stalls]  # type: ignore[arg-type]
+    return (
+        f"\nEvent-loop stalls over {args.stalls:g} ms in the stud server during the window"
+        " (`--stalls`, the server's `STALL_MS`: `app/stalls.py` samples the loop's stack"
+        " from a watchdog thread and times each garbage collection). Each delivery in the"
+        " p99 tail is put down to the stall that overlapped it most:\n\n"
+        f"{stall_report.table(rows)}\n"
+    )
+
+
+SWEEP_SECTION = "## Server: sweep"
+
+
+def sweep_report(args: argparse.Namespace, results: list[tuple[int, Result]]) -> str:
+    under = [n for n, r in results if r.p99_ms < 50 and r.sockets == r.wanted]
+    capacity = max(under, default=0)
+    lines = [
+        "| tables | sockets | frames/s | p50 ms | p99 ms | max ms | CPU µs/frame "
+        "| server CPU (1 core) | RSS MB | load average |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for n, r in results:
+        lines.append(
+            f"| {n} | {r.sockets} of {r.wanted} | {r.frames / r.seconds:,.0f} | {r.p50_ms:.1f} "
+            f"| {r.p99_ms:.1f} | {r.max_ms:.0f} | {r.cpu_us:.1f} | {r.server_cpu:.0%} "
+            f"| {r.rss_mb:.0f} | {r.loadavg:.1f} |"
+        )
+    table = "\n".join(lines)
+    return wrap(
+        f"""{SWEEP_SECTION}
+
+`python benchmarks/server.py --sweep {",".join(str(n) for n, _ in results)}` (written by the
+benchmark). Machine: {machine_and_date()}.
+
+"""
+        "One server process on SQLite with the in-process fan-out, each size on a fresh"
+        f" database: 6 players a table acting from their own sockets (think {args.think_ms} ms),"
+        f" measured over {args.seconds:.0f} s after {args.warmup:.0f} s of warm-up.\n\n"
+        f"{table}\n\n"
+        f"**Tables per core: {capacity}** (the largest size whose p99 stayed under 50 ms with"
+        " every socket connected; one process runs on one core). The estimate for N"
+        " processes uses it.\n"
+    )
+
+
+async def bench_sweep(args: argparse.Namespace) -> int:
+    results: list[tuple[int, Result]] = []
+    for n in args.sweep:
+        with tempfile.TemporaryDirectory(prefix="stud-bench-") as tmp:
+            work = Path(tmp)
+            url = f"sqlite+aiosqlite:///{work / 'bench.sqlite3'}"
+            seats = await prepare(url, n, args.think_ms, args.hand_pause_ms)
+            r = await run_stud(args, work, seats, Servers(f"{n} tables", url))
+            print(f"{n} tables: {r}")
+            results.append((n, r))
+    save_json(args, [r for _, r in results])
+    text = sweep_report(args, results)
+    print(text)
+    if not args.no_write:
+        write_section(SWEEP_SECTION, text)
+        print(f"wrote the {SWEEP_SECTION!r} section of {DOC.relative_to(ROOT)}")
+    return 0
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -795,6 +877,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--only-processes", action="store_true",
         help="--processes: skip the one-process baseline and the bare server (a smoke run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--stalls", type=float, default=None, metavar="MS",
+        help="the server records each event-loop stall over MS (its STALL_MS), and the report"
+        " gives their causes and their share of the p99 tail",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sweep", type=lambda v: [int(x) for x in v.split(",")], default=None,
+        metavar="N,N,...", help="one process on SQLite at each number of tables, in turn",
     )  # fmt: skip
     # the server subprocesses
     parser.add_argument(
@@ -908,7 +999,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve == "bare":
         serve_bare(args.port, args.groups, args.size, args.rate, args.burst)
         return 0
-    run = bench_processes(args) if args.processes else bench(args)
+    if args.sweep:
+        run = bench_sweep(args)
+    elif args.processes:
+        run = bench_processes(args)
+    else:
+        run = bench(args)
     try:
         import uvloop
 

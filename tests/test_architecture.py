@@ -455,7 +455,10 @@ def test_the_check_would_see_a_command_spelled_twice() -> None:
 
 # the modules of the table's rules: each takes the table's state (`TableState`) and a message
 # and returns its effects; the actor (`app/tables/table.py`) alone applies them
-RULES = ("dealing", "seating", "hosting", "directed", "between", "watching", "publishing")
+RULES = (
+    "dealing", "seating", "hosting", "approval", "directed", "between", "watching", "publishing",
+    "waiting", "rotation",
+)  # fmt: skip
 # what a rule is handed that is the table's state (the state, a seat of it, its parts)
 STATE_TYPES = {"TableState", "SeatInfo", "Directed", "Recording"}
 # what only the actor does: a rule that calls one of these reaches into the table

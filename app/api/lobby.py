@@ -25,6 +25,7 @@ from app.api.deps import (
 )
 from app.api.errors import api_error, from_table
 from app.api.services import TableServices, start_table_services, stop_table_services
+from app.store import accounts
 from app.tables import TableError, TableSettings
 from app.wire import client as c
 
@@ -41,6 +42,7 @@ __all__ = [
 
 router = APIRouter(prefix="/api/tables", tags=["tables"])
 MAX_PASSWORD = 128
+MAX_INVITE = 128
 
 
 def no_such_table() -> Exception:
@@ -62,7 +64,7 @@ def refused(exc: TableError, statuses: dict[str, int], default: int) -> Exceptio
 
 class JoinTable(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    invite: Annotated[str, Field(min_length=1, max_length=128)]
+    invite: Annotated[str, Field(min_length=1, max_length=MAX_INVITE)]
     password: Annotated[str, Field(max_length=MAX_PASSWORD)] | None = None
 
 
@@ -139,6 +141,25 @@ async def join_table(body: JoinTable, services: Services, player: CurrentPlayer)
     return found[0]
 
 
+@router.get("/invite/{token}")
+async def invitation(token: str, services: Services) -> dict[str, str]:
+    """Who invites you, for the login page of an invite opened logged out: the table's name
+    and its host's name, nothing else. No login needed: the invite is the secret, and an
+    unknown one (or a closed table's) is a 404 that says nothing about any table."""
+    unknown = api_error(404, "no_such_invite", "This invite link is not valid any more")
+    if len(token) > MAX_INVITE:
+        raise unknown
+    found = await services.peers.ask_all("invited", {"invite": token})
+    if not found:
+        raise unknown
+    host: int = found[0]["host"]
+    async with services.db.session() as session:
+        names = await accounts.names_of(session, [host])
+    if host not in names:
+        raise unknown
+    return {"table": str(found[0]["table"]), "host": names[host]}
+
+
 @router.get("/{table_id}")
 async def get_table(table_id: int, services: Services, player: CurrentPlayer) -> Any:
     try:
@@ -163,3 +184,23 @@ async def host_command(
         statuses = {"not_host": 403, "invalid_settings": 422, "invalid_message": 422}
         raise refused(exc, statuses, 400) from None
     return {"result": result}
+
+
+async def _wait(table_id: int, services: TableServices, player: Player, kind: str) -> Any:
+    args = {"user": player.user_id, "name": player.name, "body": {"type": kind}}
+    try:
+        return {"result": await services.router.ask(table_id, "wait", args)}
+    except TableError as exc:
+        raise refused(exc, {}, 409) from None
+
+
+@router.post("/{table_id}/waiting")
+async def join_waiting_list(table_id: int, services: Services, player: CurrentPlayer) -> Any:
+    """Join a full public table's waiting list (R44): the catalog's `wait_join`."""
+    return await _wait(table_id, services, player, "wait_join")
+
+
+@router.delete("/{table_id}/waiting")
+async def leave_waiting_list(table_id: int, services: Services, player: CurrentPlayer) -> Any:
+    """Leave it, declining a seat offered (R44): the catalog's `wait_leave`."""
+    return await _wait(table_id, services, player, "wait_leave")

@@ -41,16 +41,27 @@ class ProcessOps:
         return [hosted_line(t) for t in self.manager.hosted_by(int(args["user"]))]
 
     async def your_lines(self, args: dict[str, Any]) -> list[dict[str, Any]]:
-        """The lines of the open tables here the user hosts or sits at."""
+        """The lines of the open tables here the user hosts, sits at or waits for (R44: their
+        place in line, and the seat offered to them, if any)."""
         user = int(args["user"])
         lines = []
         for t in list(self.manager.tables.values()):
             state = t.state
-            if t.closed or not (state.host_user_id == user or user in state.by_user):
+            place = state.waiting.position(user)
+            if t.closed or not (state.host_user_id == user or user in state.by_user or place):
                 continue
             hosts = state.host_user_id == user
             line = hosted_line(t) if hosts else t.summary()
-            lines.append({**line, "host": hosts, "seat": state.by_user.get(user)})
+            offer = state.waiting.offers.get(user)
+            lines.append(
+                {
+                    **line,
+                    "host": hosts,
+                    "seat": state.by_user.get(user),
+                    "waiting_place": place,
+                    "offer": None if offer is None else offer.seat,
+                }
+            )
         return lines
 
     async def join_here(self, args: dict[str, Any]) -> dict[str, Any] | None:
@@ -65,6 +76,14 @@ class ProcessOps:
             return {"refused": "bad_password"}
         await table.request(m.Admit(int(args["user"])))
         return joined(table.id, table.summary())
+
+    async def invited_here(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Who invites to the table of this invite, if it runs here (None if not): its name
+        and its host's user id, nothing else (the login page says "Anna invited you to …")."""
+        table = self.manager.by_invite(str(args["invite"]))
+        if table is None or table.state.host_user_id is None:
+            return None
+        return {"table": table.state.settings.name, "host": table.state.host_user_id}
 
     async def create_here(self, args: dict[str, Any]) -> dict[str, Any]:
         """A new table run here, hosted by the asker, with its invite; or a tournament's
@@ -111,4 +130,5 @@ def install(router: TableRouter, manager: TableManager, passwords: Passwords) ->
     router.process_op("hosted", ops.hosted_lines)
     router.process_op("yours", ops.your_lines)
     router.process_op("join", ops.join_here)
+    router.process_op("invited", ops.invited_here)
     router.process_op("create", ops.create_here)

@@ -53,6 +53,19 @@ async def host(table: Table, args: dict[str, Any]) -> Any:
     return await table.request(m.Ask(user, str(args.get("name", "")), "", msg))
 
 
+async def wait(table: Table, args: dict[str, Any]) -> Any:
+    """Joining or leaving the table's waiting list from the lobby (R44): the catalog's
+    `wait_join` or `wait_leave`, checked here as at the socket."""
+    user = int(args["user"])
+    if not may_see(table, user):
+        raise no_such_table()
+    try:
+        msg = c.wait_message.validate_python(args["body"])
+    except ValidationError as exc:
+        raise TableError(*c.refusal(exc)) from None
+    return await table.request(m.Ask(user, str(args.get("name", "")), "", msg))
+
+
 async def enter(table: Table, args: dict[str, Any]) -> bool:
     """May this user open a socket at the table: it is theirs to see, or they bring
     its invite (a private table without a password; one with a password is joined over
@@ -73,3 +86,4 @@ def install(router: TableRouter) -> None:
     router.table_op("view", view)
     router.table_op("host", host)
     router.table_op("enter", enter)
+    router.table_op("wait", wait)

@@ -46,7 +46,9 @@ written as a dollar buy-in, not in PokerStars' own play-money form ("300+20", no
 which would file it apart from everything else the site writes. The time is UTC, the viewer's
 zone, with ET in brackets as PokerStars writes both ("… 9:27:43 ET]", hours unpadded):
 importers take the bracketed ET time as the hand's. The rotation of stud, stud8 and razz is
-PokerStars' "Triple Stud", each hand naming its game: "Triple Stud (Razz Limit)".
+PokerStars' "Triple Stud", each hand naming its game: "Triple Stud (Razz Limit)"; a cash
+rotation table's hand (R45) writes its game and stakes together, as PokerStars' mixed cash
+games do ("HORSE (Razz Limit, $0.10/$0.20 USD)"): "Triple Stud (Razz Limit, $1/$2 USD)".
 """
 
 from __future__ import annotations
@@ -114,6 +116,7 @@ class HandText:
     rake: int = 0
     # a tournament hand; `table_name` is then the table's number within the tournament
     tournament: TournamentText | None = None
+    mixed: bool = False  # a rotation table's hand (R45): "Triple Stud (<game>, <stakes>)"
 
 
 def _spec(variant: str) -> VariantSpec | None:
@@ -182,10 +185,9 @@ class _Renderer:
         t = h.tournament
         if t is None:
             when = h.started_at.strftime("%Y/%m/%d %H:%M:%S")
-            self.lines.append(
-                f"PokerStars Hand #{h.number}: {game}"
-                f" ({self.chips(h.small_bet)}/{self.chips(h.big_bet)} USD) - {when} UTC"
-            )
+            limits = f"{self.chips(h.small_bet)}/{self.chips(h.big_bet)} USD"
+            played = f"{MIX_NAME} ({game}, {limits})" if h.mixed else f"{game} ({limits})"
+            self.lines.append(f"PokerStars Hand #{h.number}: {played} - {when} UTC")
             self.lines.append(f"Table '{h.table_name}' {h.max_seats}-max")
             return
         if t.rotation:

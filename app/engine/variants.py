@@ -73,6 +73,16 @@ VARIANTS: dict[Variant, VariantSpec] = {
 }
 
 
+ROTATION: tuple[Variant, ...] = (Variant.STUD, Variant.STUD8, Variant.RAZZ)
+"""The order of a game rotation (Stud Hi, Stud Hi/Lo, Razz, and again): a tournament's levels
+(R26) and a rotation table's steps (R45) both follow it."""
+
+
+def next_game(variant: Variant) -> Variant:
+    """The game after `variant` in the rotation."""
+    return ROTATION[(ROTATION.index(variant) + 1) % len(ROTATION)]
+
+
 def spec_of(variant: str) -> VariantSpec:
     """The registry entry of a variant name (``"stud"``, ``"stud8"`` or ``"razz"``)."""
     try:

@@ -399,6 +399,43 @@ async def of_tournament(session: AsyncSession, tournament_id: int) -> list[HandR
     return list(await session.scalars(query.order_by(HandRecord.ended_at, HandRecord.id)))
 
 
+async def last_games(
+    session: AsyncSession, table_ids: Sequence[int]
+) -> Mapping[int, dict[str, Any]]:
+    """Each table's latest finished hand's game and its place in the rotation (R45), so a
+    restored rotation table goes on from it: ``{"variant", "rotation"}``."""
+    if not table_ids:
+        return {}
+    latest = (
+        select(HandRecord.table_id, func.max(HandRecord.number).label("n"))
+        .where(HandRecord.table_id.in_(list(table_ids)), HandRecord.status == HandStatus.DONE)
+        .group_by(HandRecord.table_id)
+        .subquery()
+    )
+    rows = await session.execute(
+        select(HandRecord.table_id, HandRecord.variant, HandRecord.rules).join(
+            latest, (HandRecord.table_id == latest.c.table_id) & (HandRecord.number == latest.c.n)
+        )
+    )
+    return {
+        table_id: {"variant": variant, "rotation": (rules or {}).get("rotation")}
+        for table_id, variant, rules in rows
+    }
+
+
+async def recorded_counts(session: AsyncSession, table_ids: Sequence[int]) -> Mapping[int, int]:
+    """How many finished hands each table has recorded: a restored (or moved) table counts
+    its hands on from there ("Hand 3 at this table"; the number stays the hand's id)."""
+    if not table_ids:
+        return {}
+    rows = await session.execute(
+        select(HandRecord.table_id, func.count())
+        .where(HandRecord.table_id.in_(list(table_ids)), HandRecord.status == HandStatus.DONE)
+        .group_by(HandRecord.table_id)
+    )
+    return {table_id: count for table_id, count in rows}
+
+
 async def last_buttons(session: AsyncSession, table_ids: Sequence[int]) -> Mapping[int, int]:
     """Each table's button in its latest hand, so a restored table moves it on (R5)."""
     if not table_ids:

@@ -150,6 +150,7 @@ def history_view(
             events=row.events or [],
             rake=row.rake,
             tournament=in_tournament,
+            mixed=row.rules.get("rotation") is not None,  # R45
         ),
         viewer_seat=viewer_seat,
         revealed=revealed,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from app.tables import directed, hosting, publishing, seating
+from app.tables import directed, hosting, publishing, rotation, seating
 from app.tables.effects import DealNext, Effects, Said
 from app.tables.errors import TableError
 from app.tables.lifecycle import Lifecycle
@@ -39,8 +39,13 @@ async def hand_ended(table: TableState, io: Io) -> Effects:
     if table.life.stage is Lifecycle.CLOSING:
         return out + await hosting.close_now(table, io)
     table.life.move(Lifecycle.OPEN)
+    next_game = rotation.hand_over(table)  # R45: a step's last hand moves the game on
+    if next_game is not None:
+        out += await hosting.apply_settings(table, next_game, io)
     if table.pending_settings is not None:
         out += await hosting.apply_settings(table, table.pending_settings, io)
+    elif rotation.rotates(table) and next_game is None:
+        out.append(publishing.table_said(table))  # the step's count moved on
     for info in table.seats.values():
         if not info.auto_post and not info.sitting_out:
             out.append(Said(PostAnteDue(info.seat)))

@@ -13,7 +13,7 @@ from typing import Any
 from app import metrics
 from app.engine import Action, ActionKind, Hand, IllegalAction, Phase, SeatSpec, commitment
 from app.store.hands import HandFinish, HandStart
-from app.tables import fair, publishing, seating
+from app.tables import fair, publishing, rotation, seating
 from app.tables import messages as m
 from app.tables.bots import bot_action
 from app.tables.effects import (
@@ -68,8 +68,10 @@ def deal(table: TableState, players: Sequence[SeatInfo], number: int, io: Io) ->
     table.button = next((s for s in seats if s > table.button), seats[0])
     hand_id = table.hand_id = secrets.token_hex(8)
     table.hand_number = number
+    table.hand_count = table.hands_before + table.hands_played + 1
     table.hand_users = {info.seat: info.user_id for info in players}
     table.start_stacks = {info.seat: info.stack for info in players}
+    place = rotation.dealt(table, players)  # R45: the hand's place in its game's step
     ready = fair.prepare(table, players, io.deck)  # seeded-v2 (R39); in memory until it ends
     deck = ready.deck
     rules = table.settings.rules()
@@ -82,7 +84,7 @@ def deal(table: TableState, players: Sequence[SeatInfo], number: int, io: Io) ->
     )
     table.hand = hand
     metrics.HANDS_DEALT.inc()
-    start = hand_start(table, players, ready.commitment)
+    start = hand_start(table, players, ready.commitment, place)
     table.recording = Recording(start, deck, ready.master, seeds=ready.seeds)
     for info in players:
         info.posted = False
@@ -93,7 +95,14 @@ def deal(table: TableState, players: Sequence[SeatInfo], number: int, io: Io) ->
     return out + after_change(table, io)
 
 
-def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> HandStart:
+def hand_start(
+    table: TableState,
+    players: Sequence[SeatInfo],
+    digest: str,
+    place: dict[str, Any] | None = None,
+) -> HandStart:
+    """The hand's row at its start; `place`: a rotation table's hand's place in its step
+    (R45), kept in its rules (`rotation`)."""
     s = table.settings
     number = table.hand_number
     assert table.hand_id is not None and number is not None
@@ -105,6 +114,8 @@ def hand_start(table: TableState, players: Sequence[SeatInfo], digest: str) -> H
             "raise_cap", "open_pair",
         )
     }  # fmt: skip
+    if place is not None:
+        rules["rotation"] = place
     d = table.directed
     return HandStart(
         tournament_id=d.tournament_id if d is not None else None,

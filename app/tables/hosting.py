@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import secrets
 
+from app.engine import money
+from app.tables import approval, publishing, rotation, seating, waiting
 from app.tables import messages as m
-from app.tables import publishing, seating
 from app.tables.bot_names import BOT_NAMES
 from app.tables.effects import DealNext, Effects, Outcome, Said, StopClock, WriteLater
 from app.tables.errors import TableError
 from app.tables.lifecycle import Hold, Lifecycle
 from app.tables.seating import DRAIN_WAIT
 from app.tables.settings import TableSettings
-from app.tables.state import Io, SeatInfo, TableState, host_only, in_hand
+from app.tables.state import Io, SeatInfo, Step, TableState, host_only, in_hand
 from app.wire import client as c
 from app.wire.events import Closed
 
@@ -23,6 +24,10 @@ async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io
     new = table.settings.changed(ask.msg.changes)
     if new.max_seats < max(table.seats, default=-1) + 1:
         raise TableError("invalid_settings", "a seated player sits beyond that many seats")
+    if new.max_seats < max(table.waiting.held(), default=-1) + 1:
+        raise TableError(
+            "invalid_settings", "a seat offered from the waiting list is beyond that many seats"
+        )
     if table.hand is not None:
         table.pending_settings = new
         return Outcome({"applied": False, "at_hand_end": True})
@@ -30,10 +35,14 @@ async def host_settings(table: TableState, ask: m.Ask[c.HostSettingsMsg], io: Io
 
 
 async def apply_settings(table: TableState, new: TableSettings, io: Io) -> Effects:
+    """New settings, between hands: the host's, a tournament level's, a rotation's next game
+    (R45: another game or rotation starts a new step)."""
     await io.store.save_settings(table.id, new)
     if table.directed is None and new.time_bank != table.settings.time_bank:
         for info in table.seats.values():  # R42: a new bank size starts every bank afresh
             info.time_bank_ms = new.time_bank * 1000
+    if rotation.changes_step(table.settings, new):
+        table.step = Step()
     table.settings = new
     table.pending_settings = None
     return [publishing.table_said(table)]
@@ -74,7 +83,7 @@ async def host_bots(table: TableState, ask: m.Ask[c.HostBotsMsg], io: Io) -> Out
     host_only(table, ask.user_id)
     if table.closing or table.closed:
         raise TableError("table_closed", "this table is closing")
-    free = [s for s in range(table.settings.max_seats) if s not in table.seats]
+    free = waiting.free_seats(table)  # not a seat held for the waiting list (R44)
     if not 1 <= ask.msg.count <= len(free):
         raise TableError("invalid_count", f"there are {len(free)} free seats")
     s = table.settings
@@ -106,7 +115,7 @@ async def close_now(table: TableState, io: Io) -> Effects:
     records, its clock stopped for good."""
     if table.life.stage is not Lifecycle.CLOSING:
         table.life.move(Lifecycle.CLOSING)
-    out: Effects = [StopClock(drop=True)]
+    out: Effects = [StopClock(drop=True), *approval.closing(table)]
     for info in list(table.seats.values()):
         await seating.remove(table, info, "table_closed", io, out)
     if await io.caught_up(DRAIN_WAIT):
@@ -116,3 +125,59 @@ async def close_now(table: TableState, io: Io) -> Effects:
         out.append(WriteLater("close", lambda: store.close(table_id)))
     table.life.move(Lifecycle.CLOSED)
     return [*out, publishing.table_said(table), Said(Closed())]
+
+
+async def host_seat_answer(table: TableState, ask: m.Ask[c.HostSeatAnswerMsg], io: Io) -> Outcome:
+    """R43: the host's yes or no to a waiting seat request. Yes posts the buy-in as the
+    player's own `sit` would have (its ledger key), and seats them; a refusal the ledger
+    gives (their balance fell meanwhile) ends the request, and both are told why."""
+    host_only(table, ask.user_id)
+    req = approval.waiting(table, ask.msg.request)
+    if not ask.msg.approve:
+        return Outcome({"approved": False}, approval.gone(table, req, "declined"))
+    if table.closing or table.closed:
+        raise TableError("table_closed", "this table is closing")
+    low, high = approval.limits_for(table, req.user_id)
+    if req.amount < low or (high is not None and req.amount > high):
+        limits = f"{money.chips(low)} to {money.chips(high)}" if high else f"{money.chips(low)} up"
+        raise TableError(
+            "buy_in_out_of_range",
+            f"that buy-in ({money.chips(req.amount)}) is outside the player's limits now, "
+            f"{limits}: decline it",
+        )
+    info = SeatInfo(req.seat, req.user_id, req.name, req.amount, secrets.token_hex(8))
+    out: Effects = []
+    waiting = dict(table.seat_requests)
+    del table.seat_requests[req.request]  # seating it must not end it as overtaken
+    try:
+        seated = await seating.buy_in(table, info, req.key, io, out)
+    except TableError as exc:
+        table.seat_requests = waiting  # as it was: the ledger moved nothing
+        if exc.code in ("try_again", "lease_lost"):
+            raise  # nothing was decided: the request still waits
+        out += approval.gone(table, req, exc.code)
+        return Outcome({"approved": False, "reason": exc.code, "message": exc.message}, out)
+    table.seat_requests[req.request] = req
+    out += approval.gone(table, req, "approved")
+    answer = {"seat": req.seat, "stack": req.amount}
+    if seated:
+        seating.remember(table, req.key, req.asked, answer)
+    return Outcome({"approved": seated, **answer}, out)
+
+
+async def host_limits(table: TableState, ask: m.Ask[c.HostLimitsMsg], io: Io) -> Outcome:
+    """R43: one player's buy-in limits at this table (both null: the table's own again)."""
+    host_only(table, ask.user_id)
+    user = ask.msg.user_id
+    known = user in table.members or any(r.user_id == user for r in table.seat_requests.values())
+    if not known or user == table.host_user_id:
+        raise TableError("no_such_player", "that player has not joined this table")
+    low, high = approval.checked_limits(table, ask.msg)
+    if low is None and high is None:
+        table.limits.pop(user, None)
+    else:
+        table.limits[user] = (low, high)
+    await seating.save_state(table, io)
+    low_now, high_now = approval.limits_for(table, user)
+    answer = {"user_id": user, "min_buy_in": low_now, "max_buy_in": high_now}
+    return Outcome(answer, approval.requests_said(table))

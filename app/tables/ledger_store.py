@@ -36,7 +36,7 @@ from app.tables.bot_names import bot_seat_name
 from app.tables.bot_users import make_bot_user
 from app.tables.errors import TableError
 from app.tables.settings import EXTRA, TableSettings
-from app.tables.store import EntryChips, Stacks, StoredSeat, StoredTable
+from app.tables.store import EntryChips, Limits, Stacks, StoredSeat, StoredTable
 from app.tables.table_leases import LEASE_SECONDS, TableLeases
 
 
@@ -149,6 +149,11 @@ class LedgerTableStore:
                     t.password_hash,
                     set(extra.get("members", [])),
                     tournament_id=t.tournament_id,
+                    limits={
+                        int(user): (pair[0], pair[1])
+                        for user, pair in dict(extra.get("limits", {})).items()
+                    },
+                    waiting=[(int(u), str(n)) for u, n in extra.get("waiting", [])],
                 )
                 for seat in t.seats:
                     stored.seats.append(
@@ -164,9 +169,14 @@ class LedgerTableStore:
                         )
                     )
                 out.append(stored)
-            buttons = await hands.last_buttons(s, [st.table_id for st in out])
+            ids = [st.table_id for st in out]
+            buttons = await hands.last_buttons(s, ids)
+            games = await hands.last_games(s, ids)
+            recorded = await hands.recorded_counts(s, ids)
             for st in out:
                 st.button = buttons.get(st.table_id, -1)
+                st.last_hand = games.get(st.table_id)
+                st.hands_recorded = recorded.get(st.table_id, 0)
             return out
 
     async def buy_in(
@@ -278,8 +288,21 @@ class LedgerTableStore:
             extra.update({name: getattr(settings, name) for name in EXTRA})
             table.extra = extra
 
+    async def save_waiting(self, table_id: int, line: list[list[Any]]) -> None:
+        """A table's waiting list (R44), [[user id, name], …] in order, kept with its row."""
+        async with self.db.transaction() as s:
+            await self.leases.fence(s, table_id)
+            table = await get_table(s, table_id)
+            table.extra = {**(table.extra or {}), "waiting": line}
+
     async def save_state(
-        self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
+        self,
+        table_id: int,
+        *,
+        members: set[int],
+        bots: set[int],
+        sitting_out: dict[int, bool],
+        limits: dict[int, Limits] | None = None,
     ) -> None:
         async with self.db.transaction() as s:
             await self.leases.fence(s, table_id)
@@ -287,6 +310,8 @@ class LedgerTableStore:
             extra = dict(table.extra or {})
             extra["members"] = sorted(members)
             extra["bots"] = sorted(bots)
+            if limits is not None:
+                extra["limits"] = {str(user): list(pair) for user, pair in sorted(limits.items())}
             table.extra = extra
             if sitting_out:
                 seats = await s.scalars(

@@ -162,7 +162,10 @@ class TableManager:
 
     def by_invite(self, token: str) -> Table | None:
         for table in list(self.tables.values()):
-            if table.invite_token and hmac.compare_digest(table.invite_token, token):
+            # as bytes: compare_digest refuses a str that is not ASCII (a forged token)
+            if table.invite_token and hmac.compare_digest(
+                table.invite_token.encode(), token.encode()
+            ):
                 return None if table.closed else table
         return None
 

@@ -118,6 +118,15 @@ class Wake:
 
 
 @dataclass(frozen=True, slots=True)
+class OfferRunsOut:
+    """R44: the seat offered to `user_id` under `token` was not taken in time (a newer offer
+    has another token: this one is stale then)."""
+
+    user_id: int
+    token: int
+
+
+@dataclass(frozen=True, slots=True)
 class Drain:
     """The process is stopping, or the table is being moved elsewhere (`manager.drain`,
     `manager.move`): no new hand here while `on` (a hand on plays to its end)."""
@@ -134,7 +143,7 @@ class Sync:
 Message = (
     Admit | Join | Unwatch | Resync | Ask[Any] | TurnAlarm | StartHand | HandWritten
     | NumbersReserved | BotAct | Wake | WatchersGone | Drain | Sync | ReportAgain
-    | process.DirectorOrders
+    | OfferRunsOut | process.DirectorOrders
 )  # fmt: skip
 
 # What may come from another process (`app.tables.rpc`, its op "request"): a user's

@@ -18,11 +18,20 @@ from app.engine import CardDealt, Event, observer_view, view_for
 from app.engine.events import HandStarted
 from app.engine.views import POT_EVENTS, pots_now
 from app.jsontext import from_json
+from app.tables import approval, rotation, waiting
 from app.tables.effects import Said
 from app.tables.lifecycle import Lifecycle
 from app.tables.state import Kept, TableState, user_in
 from app.wire.envelope import placeholder
-from app.wire.events import DownCards, Observers, Seats, Snapshot, TableChanged, engine_body
+from app.wire.events import (
+    DownCards,
+    Observers,
+    Seats,
+    Snapshot,
+    Started,
+    TableChanged,
+    engine_body,
+)
 
 HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
 
@@ -36,7 +45,8 @@ def engine_events(table: TableState, events: Sequence[Event]) -> list[Said]:
     hand_id = table.hand_id
     for event in events:
         if isinstance(event, HandStarted):
-            body, audience = engine_body(event, hand_id, number=str(table.hand_number))
+            number = str(table.hand_number)
+            body, audience = engine_body(event, hand_id, number, started=started(table))
         elif event.type in POT_EVENTS and table.hand is not None:
             # no wager comes between two such events of one step: the pots after it hold
             pots = pots if pots is not None else pots_now(table.hand)
@@ -50,6 +60,13 @@ def engine_events(table: TableState, events: Sequence[Event]) -> list[Said]:
         counts = {str(p.seat): len(p.down) for p in table.hand.players if not p.folded}
         out.append(Said(DownCards(hand_id, counts)))
     return out
+
+
+def started(table: TableState) -> Started:
+    """The hand's count at this table and its players' names, as its start says them."""
+    assert table.hand_count is not None and table.recording is not None
+    names = {str(seat["seat"]): seat["name"] for seat in table.recording.start.seats}
+    return Started(table.hand_count, names)
 
 
 def seats_said(table: TableState) -> Said:
@@ -90,6 +107,7 @@ def info(table: TableState) -> dict[str, Any]:
         "hands_played": table.hands_played,
         "saving": table.life.stage is Lifecycle.SAVING,  # waits for earlier hands' records
         "tournament": tournament_info(table),
+        "rotation_step": rotation.view(table),  # R45: the game now, its step, the next
     }
 
 
@@ -116,7 +134,6 @@ def tournament_info(table: TableState) -> dict[str, Any] | None:
 
 def summary(table: TableState) -> dict[str, Any]:
     """A lobby line."""
-    in_hand = set(table.hand.seats) if table.hand is not None else set()
     s = table.settings
     return {
         "id": table.id,
@@ -130,8 +147,9 @@ def summary(table: TableState) -> dict[str, Any]:
         "max_buy_in": s.max_buy_in,
         "max_seats": s.max_seats,
         "seats_taken": len(table.seats),
-        "waiting": sum(1 for seat in table.seats if seat not in in_hand),
+        "waiting": len(table.waiting.line),  # the waiting list (R44), as on PokerStars
         "observers": unseated_watchers(table),
+        "rotation": s.rotation,
         "private": s.private,
         "paused": table.life.paused,
     }
@@ -167,6 +185,7 @@ def snapshot(
     epoch: str,
     ring: Sequence[Kept],
     remaining_ms: int | None,
+    now: float = 0.0,
 ) -> dict[str, Any]:
     """The whole table as `user_id` may see it at version `v` (the turn's time left,
     `remaining_ms`, is the actor's clock's)."""
@@ -177,6 +196,9 @@ def snapshot(
         hand_view = view_for(hand, seat) if seat in hand.by_seat else observer_view(hand)
         hand_view["hand_id"] = table.hand_id
         hand_view["number"] = str(table.hand_number)
+        if table.recording is not None:  # (a hand is recorded from its deal on)
+            said = started(table)
+            hand_view["count"], hand_view["names"] = said.count, said.names
         hand_view["turn_id"] = table.turn_id
         hand_view["remaining_ms"] = remaining_ms
         if hand.to_act is not None and hand_view["legal"] is None:
@@ -186,6 +208,7 @@ def snapshot(
             if table.recording.seeds is not None:  # this hand's deal_committed (R39)
                 hand_view["deal"] = table.recording.seeds.committed()
     you = table.seats[seat].public() if seat is not None else None
+    line = waiting.yours(table, user_id, now) if user_id is not None else {}
     log, log_complete = hand_log(table, ring, user_id)
     return Snapshot(
         v=v,
@@ -193,12 +216,14 @@ def snapshot(
         table=info(table),
         seats=seat_list(table),
         hand=hand_view,
-        you={"user_id": user_id, "seat": seat, "info": you},
+        you={"user_id": user_id, "seat": seat, "info": you, **line},
         voided=table.voided,
         observers=unseated_watchers(table),
         log=log,
         log_complete=log_complete,
         next_deal=table.fair.next.public(),
+        seat_requests=approval.listed(table, user_id) if user_id is not None else [],
+        waiting=waiting.public(table),
     ).body()
 
 

@@ -10,8 +10,8 @@ import secrets
 from typing import Any
 
 from app.engine import money
+from app.tables import approval, publishing, waiting
 from app.tables import messages as m
-from app.tables import publishing
 from app.tables.effects import DealNext, Effects, Mail, Outcome, Said, WriteLater
 from app.tables.errors import TableError
 from app.tables.state import Io, SeatInfo, TableState, in_hand, seat_of, stacks_view
@@ -65,19 +65,28 @@ async def sit(table: TableState, ask: m.Ask[c.SitMsg], io: Io) -> Outcome:
         raise TableError("invalid_seat", f"seats are numbered 0 to {s.max_seats - 1}")
     if ask.msg.seat in table.seats:
         raise TableError("seat_taken", f"seat {ask.msg.seat} is taken")
-    if ask.msg.amount < s.min_buy_in:
+    waiting.check_sit(table, ask.user_id, ask.msg.seat)  # R44: a seat held for an offer
+    low, high = approval.limits_for(table, ask.user_id)
+    whose = " (the host's limit for you)" if approval.set_by_host(table, ask.user_id) else ""
+    if ask.msg.amount < low:
         raise TableError(
             "buy_in_too_small",
-            f"the minimum buy-in here is {money.chips(s.min_buy_in)} (ten small bets)",
+            f"the minimum buy-in here is {money.chips(low)}{whose or ' (ten small bets)'}",
         )
-    if s.max_buy_in is not None and ask.msg.amount > s.max_buy_in:
+    if high is not None and ask.msg.amount > high:
         raise TableError(
-            "buy_in_too_large", f"the maximum buy-in here is {money.chips(s.max_buy_in)}"
+            "buy_in_too_large", f"the maximum buy-in here is {money.chips(high)}{whose}"
         )
+    if approval.needs_approval(table, ask.user_id):  # R43: nothing moves before the host's yes
+        await affordable(io, ask.user_id, ask.msg.amount, queued=False)
+        pending = approval.wait_for_host(table, ask, key, content)
+        remember(table, key, content, pending.answer)
+        return pending
     info = SeatInfo(ask.msg.seat, ask.user_id, ask.name, ask.msg.amount, secrets.token_hex(8))
     info.time_bank_ms = s.time_bank * 1000  # R42: a cash table's bank, full at the start
     out: Effects = []
-    await buy_in(table, info, key, io, out)
+    if await buy_in(table, info, key, io, out):
+        out += waiting.seated(table, ask.user_id, io)  # R44: the offer taken
     answer = {"seat": ask.msg.seat, "stack": ask.msg.amount}
     remember(table, key, content, answer)
     return Outcome(answer, out)
@@ -95,6 +104,7 @@ async def buy_in(table: TableState, info: SeatInfo, key: str, io: Io, out: Effec
     table.by_user[info.user_id] = info.seat
     table.members.add(info.user_id)
     out += [publishing.seats_said(table), DealNext()]
+    out += approval.overtaken(table, info.seat, info.user_id)  # R43: requests it overtook
     return True
 
 
@@ -107,7 +117,7 @@ async def top_up(table: TableState, ask: m.Ask[c.TopUpMsg], io: Io) -> Outcome:
     info = seat_of(table, ask.user_id)
     if ask.msg.amount <= 0:
         raise TableError("invalid_amount", "a top-up is a positive number of chips")
-    cap = table.settings.max_buy_in
+    _, cap = approval.limits_for(table, ask.user_id)  # the table's, or the host's for them
     pending = sum(a for a, _ in info.top_ups)
     if cap is not None and info.stack + pending + ask.msg.amount > cap:
         raise TableError("buy_in_too_large", f"a stack may hold at most {money.chips(cap)} here")
@@ -187,6 +197,7 @@ async def remove(
     del table.seats[info.seat]
     del table.by_user[info.user_id]
     out += [Said(Left(info.seat, info.user_id, amount, reason)), publishing.seats_said(table)]
+    out += waiting.offer_seats(table, io)  # R44: the first in line is offered the seat
     return amount
 
 
@@ -230,6 +241,7 @@ async def save_state(table: TableState, io: Io) -> None:
             members=table.members,
             bots={i.user_id for i in table.seats.values() if i.bot},
             sitting_out={i.user_id: i.sitting_out for i in table.seats.values()},
+            limits=table.limits,
         )
     except Exception:
         log.exception("table %s: could not save its state", table.id)

@@ -1,4 +1,4 @@
-"""A table's settings (docs/rules.md R1-R4, R19, R22, R25, R42): one model, checked in one place.
+"""A table's settings (docs/rules.md R1-R4, R19, R22, R25, R42, R45): one model, checked once.
 
 Table creation (the lobby) and the host's changes (HTTP and the socket) both go through
 `TableSettings`, with strict types: a whole number is a JSON integer (no `7.5`, no `"8"`,
@@ -81,6 +81,14 @@ class TableSettings(BaseModel):
     time_bank_refill: Annotated[int, Field(ge=0, le=600)] = 0
     time_bank_every: Annotated[int, Field(ge=0, le=1000)] = 0
     time_bank_cap: Annotated[int, Field(ge=0, le=600)] = 0
+    # a private table's host options: a seat waits for the host's yes (R43); the session
+    # ledger shown to every player, not only the host
+    seat_approval: bool = False
+    ledger_shared: bool = False
+    # R45: the game rotates (Stud Hi, Stud Hi/Lo, Razz) every `rotation_hands` hands or every
+    # orbit; `variant` is then the game being played, moved on by the table between hands
+    rotation: Literal["none", "hands", "orbit"] = "none"
+    rotation_hands: Annotated[int, Field(ge=1, le=100)] = 8
 
     @model_validator(mode="before")
     @classmethod
@@ -105,6 +113,8 @@ class TableSettings(BaseModel):
             raise ValueError(
                 f"the maximum buy-in must be at least the minimum ({money.chips(self.min_buy_in)})"
             )
+        if not self.private and (self.seat_approval or self.ledger_shared):
+            raise ValueError("seat approval and a shared session ledger are for private tables")
         return self
 
     @classmethod
@@ -182,6 +192,7 @@ def invalid(exc: ValidationError) -> TableError:
 CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
 # Kept in `PokerTable.extra` (no column of their own).
 EXTRA = (
-    "sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair",
+    "sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair", "seat_approval", "ledger_shared",
+    "rotation", "rotation_hands",
     "time_bank", "time_bank_refill", "time_bank_every", "time_bank_cap",
 )  # fmt: skip

@@ -20,7 +20,7 @@ from app.tables.errors import TableError
 from app.tables.lifecycle import Life
 from app.tables.seeds import HandSeeds, TableSeeds
 from app.tables.settings import TableSettings
-from app.tables.store import TableStore
+from app.tables.store import Limits, TableStore
 from app.wire.process import AddChips
 
 if TYPE_CHECKING:
@@ -88,6 +88,31 @@ class ShowOffer:
 
 
 @dataclass(slots=True)
+class SeatRequest:
+    """A seat asked for at a table whose host approves seats (R43): nothing has moved yet.
+    `key` and `asked` are the `sit`'s ledger key and what it asked (`seating.answered`)."""
+
+    request: str  # the table's id for it, which the host answers
+    user_id: int
+    name: str
+    seat: int
+    amount: int
+    key: str
+    asked: tuple[Any, ...]
+
+    def public(self, limits: tuple[int, int | None]) -> dict[str, Any]:
+        return {
+            "request": self.request,
+            "user_id": self.user_id,
+            "name": self.name,
+            "seat": self.seat,
+            "amount": self.amount,
+            "min_buy_in": limits[0],
+            "max_buy_in": limits[1],
+        }
+
+
+@dataclass(slots=True)
 class Recording:
     """The hand being played, for its record: the deck and the master salt stay in memory
     until the end."""
@@ -125,6 +150,45 @@ class Directed:
 
 
 @dataclass(slots=True)
+class Step:
+    """Where a rotation table stands in its game's step (R45): the hands played in it, and
+    for a rotation by orbit the players dealt in at its first hand (its length)."""
+
+    played: int = 0
+    orbit: int | None = None
+
+
+@dataclass(slots=True)
+class Offer:
+    """A free seat held for the first in line (R44) until `at` (the table's monotonic
+    clock); `token` names the timer that withdraws it (an older timer is stale)."""
+
+    seat: int
+    token: int
+    at: float
+
+
+@dataclass(slots=True)
+class WaitingList:
+    """A full public table's waiting list (R44): who waits, in order (user id, name), and
+    the seats held for those offered one, by user."""
+
+    line: list[tuple[int, str]] = field(default_factory=list)
+    offers: dict[int, Offer] = field(default_factory=dict)
+    tokens: int = 0  # the last offer's token
+
+    def position(self, user_id: int) -> int | None:
+        """1 for the first in line; None for someone not waiting."""
+        for i, (user, _) in enumerate(self.line):
+            if user == user_id:
+                return i + 1
+        return None
+
+    def held(self) -> set[int]:
+        return {offer.seat for offer in self.offers.values()}
+
+
+@dataclass(slots=True)
 class TableState:
     """The table's game state: what its rules are handed, change, and read. Plain data: the
     `Table` (table.py) is the actor that holds it (`Table.state`) with everything that is not
@@ -143,14 +207,18 @@ class TableState:
     # the hand being played: its engine state, ids, players and record
     hand: Hand | None = None
     hand_id: str | None = None  # internal: the hand's rows and postings
-    hand_number: int | None = None  # what players see (numbers.py)
+    hand_number: int | None = None  # the hand's id for players (numbers.py)
+    # the hand's count at this table (1: its first), what players read ("Hand 3 at this
+    # table"): numbers come in blocks per table, so a new table's first hand may be #21
+    hand_count: int | None = None
     hand_users: dict[int, int] = field(default_factory=dict)  # seat -> user for the hand
     start_stacks: dict[int, int] = field(default_factory=dict)
     recording: Recording | None = None
     fair: TableSeeds = field(default_factory=TableSeeds)  # the next announce, seed chains (R39)
     turn_id: int = 0
     button: int = -1
-    hands_played: int = 0
+    hands_played: int = 0  # by this run of the table
+    hands_before: int = 0  # recorded before this run (a restart, a move)
     unwritten: int = 0  # finished hands the hand writer has not written yet
     # chip requests answered, by ledger key: (what was asked, the answer), oldest first
     answered: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = field(default_factory=dict)
@@ -159,6 +227,13 @@ class TableState:
     watchers_told: int = 0  # watchers not seated, as last announced
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands the restart cancelled
     show_offer: ShowOffer | None = None  # the last uncalled winner may still show (R41)
+    # R43: seat requests waiting for the host, by request id, oldest first; requests no
+    # longer waiting (id -> why), so a late answer is told what became of it
+    seat_requests: dict[str, SeatRequest] = field(default_factory=dict)
+    requests_gone: dict[str, str] = field(default_factory=dict)
+    limits: dict[int, Limits] = field(default_factory=dict)  # R43: the host's, by user
+    step: Step = field(default_factory=Step)  # a rotation table's place in its step (R45)
+    waiting: WaitingList = field(default_factory=WaitingList)  # R44
 
     @property
     def closing(self) -> bool:
@@ -209,10 +284,15 @@ __all__ = [
     "Directed",
     "Io",
     "Kept",
+    "Limits",
+    "Offer",
     "Recording",
     "SeatInfo",
+    "SeatRequest",
     "ShowOffer",
+    "Step",
     "TableState",
+    "WaitingList",
     "host_only",
     "in_hand",
     "seat_of",

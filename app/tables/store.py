@@ -33,8 +33,13 @@ class StoredTable:
     members: set[int] = field(default_factory=set)
     seats: list[StoredSeat] = field(default_factory=list)
     button: int = -1  # the button of the table's last hand (R5 moves it on)
+    hands_recorded: int = 0  # its finished hands recorded so far (the table-local count)
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands voided at start-up
     tournament_id: int | None = None  # a tournament's table
+    limits: dict[int, Limits] = field(default_factory=dict)  # the host's per player (R43)
+    waiting: list[tuple[int, str]] = field(default_factory=list)  # its waiting list (R44)
+    # its last finished hand's variant and place in the rotation (R45), if it has one
+    last_hand: dict[str, Any] | None = None
 
 
 class TableStore(Protocol):
@@ -76,8 +81,15 @@ class TableStore(Protocol):
     ) -> bool: ...
     async def save_settings(self, table_id: int, settings: TableSettings) -> None: ...
     async def save_state(
-        self, table_id: int, *, members: set[int], bots: set[int], sitting_out: dict[int, bool]
+        self,
+        table_id: int,
+        *,
+        members: set[int],
+        bots: set[int],
+        sitting_out: dict[int, bool],
+        limits: dict[int, Limits] | None = None,
     ) -> None: ...
+    async def save_waiting(self, table_id: int, line: list[list[Any]]) -> None: ...
     async def close(self, table_id: int) -> None: ...
     async def reserve_numbers(self, count: int) -> range: ...
     async def record_start(self, start: hands.HandStart) -> None: ...
@@ -89,6 +101,7 @@ class TableStore(Protocol):
     async def make_bot(self, table_id: int, first: str, chips: int) -> tuple[int, str]: ...
 
 
+Limits = tuple[int | None, int | None]  # a player's (min, max) buy-in set by the host (R43)
 Stacks = dict[str, list[int]]
 """The table's own view of its seats after a chip move, ``{"seat": [user id, stack]}``: stored
 with the move, in its transaction, so `ledger check` can compare the table with the ledger."""

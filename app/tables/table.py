@@ -35,7 +35,19 @@ from app.engine.cards import shuffled_deck
 from app.fanout import BaseFanout, channels
 from app.inbox import Inbox
 from app.store.hands import HandFinish
-from app.tables import between, dealing, directed, fair, hosting, publishing, seating, watching
+from app.tables import (
+    approval,
+    between,
+    dealing,
+    directed,
+    fair,
+    hosting,
+    publishing,
+    rotation,
+    seating,
+    waiting,
+    watching,
+)
 from app.tables import messages as m
 from app.tables.clock import Alarm, Clock, TimerHandle
 from app.tables.effects import (
@@ -72,7 +84,7 @@ log = logging.getLogger("app.tables")
 MAX_UNWRITTEN = 2
 RETRY_SECONDS = 1.0  # a table cut off from its players looks again this often
 
-TIMERS: frozenset[type] = frozenset({m.TurnAlarm, m.BotAct, m.StartHand})
+TIMERS: frozenset[type] = frozenset({m.TurnAlarm, m.BotAct, m.StartHand, m.OfferRunsOut})
 # What a watcher reads (being counted, catching up): answered only by a table that surely
 # still runs here, from what it surely published.
 READS: frozenset[type] = frozenset({m.Join, m.Resync})
@@ -163,13 +175,17 @@ class Table:
         )
         state = table.state
         state.button = stored.button
+        state.hands_before = stored.hands_recorded
         state.voided = list(stored.voided)
+        state.limits = dict(stored.limits)
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
             info.sitting_out = s.sitting_out or s.stack <= 0
             info.time_bank_ms = stored.settings.time_bank * 1000  # R42: full again
             state.seats[s.seat_no] = info
             state.by_user[s.user_id] = s.seat_no
+        state.waiting.line = [(u, n) for u, n in stored.waiting if u not in state.by_user]
+        rotation.resume(state, stored.last_hand)  # R45: on from the last recorded hand
         return table
 
     def start(self, owner: str | None = None) -> None:
@@ -181,6 +197,7 @@ class Table:
             self.outgoing.append((self.channel, owner_notice(owner, self.epoch)))
         for void in self.state.voided:  # players who reconnect see the cancelled hand
             self.say(HandVoided(**void))
+        self.apply(waiting.offer_seats(self.state, self.io))  # a restored list's offers (R44)
         self._number()  # in the ring before anyone connects
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self.numbers.refill()  # the first block, while the first hand's pause runs
@@ -384,6 +401,7 @@ class Table:
         self.frozen = None
         log.warning("table %s: reaches its players again; play resumes", self.id)
         self.say(TableResumed(str(why), round((self.clock.monotonic() - since) * 1000)))
+        self.apply(waiting.renew(self.state, self.io))  # offers, like turns, in full
         hand = self.state.hand
         if hand is not None and hand.to_act is not None:
             self.apply(dealing.start_turn(self.state))
@@ -448,6 +466,7 @@ class Table:
             epoch=self.epoch,
             ring=self.ring,
             remaining_ms=self.remaining_ms(),
+            now=self.clock.monotonic(),
         )
 
     async def _join(self, msg: m.Join) -> dict[str, Any]:
@@ -618,6 +637,11 @@ _RULES: dict[type, Rule] = {
     c.HostRemoveMsg: hosting.host_remove,
     c.HostBotsMsg: hosting.host_bots,
     c.HostCloseMsg: hosting.host_close,
+    c.SeatWithdrawMsg: approval.withdraw,
+    c.HostSeatAnswerMsg: hosting.host_seat_answer,
+    c.HostLimitsMsg: hosting.host_limits,
+    c.WaitJoinMsg: waiting.join,
+    c.WaitLeaveMsg: waiting.leave,
     # the table's own mail
     m.Admit: hosting.admit,
     m.Unwatch: watching.unwatch,
@@ -625,6 +649,7 @@ _RULES: dict[type, Rule] = {
     m.BotAct: dealing.bot_act,
     m.TurnAlarm: dealing.turn_alarm,
     m.ReportAgain: directed.report_again,
+    m.OfferRunsOut: waiting.runs_out,
     process.DirectorOrders: directed.orders,
 }
 # what the actor handles itself: its numbering (reads), its writer, its life cycle

@@ -91,7 +91,9 @@ class SitMsg(ClientMessage):
     """Buy in and sit; at least 10 small bets (R3), at most `max_buy_in` and your balance.
     `request_id` makes a retried buy-in move chips once: a repeat is answered with the first
     answer and changes nothing; the same id with another seat or amount (or on a `top_up`)
-    is refused, `request_id_reused`"""
+    is refused, `request_id_reused`. At a private table whose host approves seats (R43) it
+    waits for the host: `result: {"waiting": true, "request", "seat", "stack": 0}`, and
+    nothing moves until the host says yes (`seat_answer`)"""
 
     type: Literal["sit"]
     seat: Seat
@@ -195,6 +197,26 @@ class SeedMsg(ClientMessage):
     }  # fmt: skip
 
 
+class WaitJoinMsg(ClientMessage):
+    """Join a full public table's waiting list (R44); also `POST /api/tables/{id}/waiting`.
+    `result: {"waiting": <your place, 1 first>, "count"}`; refused `already_seated`,
+    `already_waiting`, `seat_free` (sit instead), `no_waiting_list` (a private or tournament
+    table), `waiting_list_full`. When a seat frees, the first in line is offered it
+    (`seat_offered`): take it with `sit` within the offer's time"""
+
+    type: Literal["wait_join"]
+    example: ClassVar[dict[str, Any]] = {"type": "wait_join"}
+
+
+class WaitLeaveMsg(ClientMessage):
+    """Leave the waiting list (R44), declining a seat offered to you, which goes to the next
+    in line; also `DELETE /api/tables/{id}/waiting`. `result: {"waiting": false, "declined":
+    <the seat offered, or null>}`; refused `not_waiting`"""
+
+    type: Literal["wait_leave"]
+    example: ClassVar[dict[str, Any]] = {"type": "wait_leave"}
+
+
 class ChatMsg(ClientMessage):
     """Said to everyone at the table, your seat and name with it"""
 
@@ -246,12 +268,52 @@ class HostCloseMsg(ClientMessage):
     example: ClassVar[dict[str, Any]] = {"type": "host_close"}
 
 
+class SeatWithdrawMsg(ClientMessage):
+    """R43: take back your seat request that waits for the host; nothing had moved, and
+    nothing moves. `result: {"withdrawn": true}`"""
+
+    type: Literal["seat_withdraw"]
+    example: ClassVar[dict[str, Any]] = {"type": "seat_withdraw"}
+
+
+class HostSeatAnswerMsg(ClientMessage):
+    """Host only (R43): yes or no to a waiting seat request (its `request` from
+    `seat_requests`). Yes posts the buy-in and seats the player (`result: {"approved": true,
+    "seat", "stack"}`; a refusal of the ledger's, as `insufficient_funds`, ends the request:
+    `{"approved": false, "reason", "message"}`); no changes nothing. A request no longer
+    waiting (answered, withdrawn, its seat taken meanwhile, never made): `no_such_request`,
+    saying which"""
+
+    type: Literal["host_seat_answer"]
+    request: Annotated[
+        str, Field(min_length=1, max_length=REQUEST_ID_MAX, pattern=REQUEST_ID_PATTERN)
+    ]
+    approve: bool
+    example: ClassVar[dict[str, Any]] = {
+        "type": "host_seat_answer", "request": "q-3f9a1c", "approve": True
+    }  # fmt: skip
+
+
+class HostLimitsMsg(ClientMessage):
+    """Host only (R43): one player's buy-in limits at this table, inside the table's (R3);
+    both null: the table's own again. They bind the player's buy-ins and top-ups"""
+
+    type: Literal["host_limits"]
+    user_id: Annotated[int, Field(ge=1, strict=True)]
+    min_buy_in: Chips | None = None
+    max_buy_in: Chips | None = None
+    example: ClassVar[dict[str, Any]] = {
+        "type": "host_limits", "user_id": 7, "min_buy_in": 2000, "max_buy_in": 4000
+    }  # fmt: skip
+
+
 # The catalog, once: a new message is a model here and a line in this union (the table's
 # commands then a rule and a line in `app.tables.table`'s map).
 AnyClientMessage = Annotated[
     Ping | ResyncMsg | SitMsg | TopUpMsg | LeaveMsg | SitOutMsg | SitInMsg | AutoPostMsg
     | PostAnteMsg | ActMsg | ShowMsg | SeedMsg | ChatMsg | HostSettingsMsg | HostPauseMsg
-    | HostRemoveMsg | HostBotsMsg | HostCloseMsg,
+    | HostRemoveMsg | HostBotsMsg | HostCloseMsg | SeatWithdrawMsg | HostSeatAnswerMsg
+    | HostLimitsMsg | WaitJoinMsg | WaitLeaveMsg,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -259,11 +321,21 @@ MESSAGES: tuple[type[ClientMessage], ...] = get_args(get_args(AnyClientMessage)[
 
 # The host's commands, also taken by the HTTP host route (`POST /api/tables/{id}/host`).
 AnyHostMessage = Annotated[
-    HostSettingsMsg | HostPauseMsg | HostRemoveMsg | HostBotsMsg | HostCloseMsg,
+    HostSettingsMsg
+    | HostPauseMsg
+    | HostRemoveMsg
+    | HostBotsMsg
+    | HostCloseMsg
+    | HostSeatAnswerMsg
+    | HostLimitsMsg,
     Field(discriminator="type"),
 ]
 
+# The waiting list's commands, also taken by the lobby's route (`/api/tables/{id}/waiting`).
+AnyWaitMessage = Annotated[WaitJoinMsg | WaitLeaveMsg, Field(discriminator="type")]
+
 client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(AnyClientMessage)
+wait_message: TypeAdapter[AnyWaitMessage] = TypeAdapter(AnyWaitMessage)
 host_message: TypeAdapter[AnyHostMessage] = TypeAdapter(AnyHostMessage)
 
 

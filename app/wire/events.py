@@ -5,7 +5,8 @@ Each has its `type`, its `audience` and `body()`, the wire object without the en
 `v` (`app.wire.envelope`).
 
 Audiences: ``public`` (everyone at the table), ``seat`` (the user in one seat only; the
-others get the bare ``{"v":n}`` in its place), ``user`` (the one client a reply answers).
+others get the bare ``{"v":n}`` in its place), ``player`` (one user at the table, seated or
+not, likewise), ``user`` (the one client a reply answers).
 
 The engine's events (`app.engine.events`) are already typed; on the wire the table adds
 `hand_id` to each of them, `number` to `hand_started` and `pots` to the `POT_EVENTS`
@@ -20,7 +21,7 @@ from typing import Any, ClassVar, Literal
 from app.engine import Event
 from app.engine.views import POT_EVENTS
 
-Audience = Literal["public", "seat", "user"]
+Audience = Literal["public", "seat", "player", "user"]
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -286,6 +287,48 @@ class SeatDealRevealed(DealRevealed):
     seat: int = field(kw_only=True, metadata={"doc": "whom it is for", "sent": False})
 
 
+@dataclass(slots=True)
+class WaitingListChanged(ServerEvent):
+    """The table's waiting list changed (R44): who waits, in order, and the seats held for
+    those offered one (as in the snapshot's `waiting`)."""
+
+    type: ClassVar[str] = "waiting_list"
+    audience: ClassVar[Audience] = "public"
+    line: list[dict[str, Any]] = field(metadata=_doc("{user_id, name}, the first in line first"))
+    offered: list[int] = field(metadata=_doc("the seats held for an offer"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "waiting_list", "line": self.line, "offered": self.offered}
+
+
+@dataclass(slots=True)
+class SeatOffered(ServerEvent):
+    """To the first in line alone (R44): this seat is yours to take with `sit` within `ms`;
+    after that, or on `wait_leave`, it goes to the next in line."""
+
+    type: ClassVar[str] = "seat_offered"
+    audience: ClassVar[Audience] = "player"
+    seat: int
+    ms: int = field(metadata=_doc("the time left to take it"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "seat_offered", "seat": self.seat, "ms": self.ms}
+
+
+@dataclass(slots=True)
+class SeatOfferEnded(ServerEvent):
+    """To the player offered a seat (R44): the offer is over, not taken: `expired` (they are
+    off the list) or `declined` (`wait_leave`)."""
+
+    type: ClassVar[str] = "seat_offer_ended"
+    audience: ClassVar[Audience] = "player"
+    seat: int
+    reason: Literal["expired", "declined"]
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "seat_offer_ended", "seat": self.seat, "reason": self.reason}
+
+
 # -- a client's own frames: not numbered ----------------------------------------------------
 
 
@@ -301,9 +344,14 @@ class Snapshot(ServerEvent):
     table: dict[str, Any]
     seats: list[dict[str, Any]]
     hand: dict[str, Any] | None = field(
-        metadata=_doc("the hand being played, as this user may see it")
+        metadata=_doc(
+            "the hand being played, as this user may see it; with `number`, `count` and"
+            " `names` as in its `hand_started`"
+        )
     )
-    you: dict[str, Any] = field(metadata=_doc("user_id, seat, info"))
+    you: dict[str, Any] = field(
+        metadata=_doc("user_id, seat, info, waiting (your place in line or null), offer")
+    )
     voided: list[dict[str, Any]] = field(metadata=_doc("as the `hand_voided` events"))
     observers: int
     log: list[dict[str, Any]] = field(
@@ -313,6 +361,13 @@ class Snapshot(ServerEvent):
     next_deal: dict[str, Any] | None = field(
         default=None,
         metadata=_doc("the next hand's announce: sealed, server_seed_hash (seeded-v2)"),
+    )
+    seat_requests: list[dict[str, Any]] = field(
+        default_factory=list,
+        metadata=_doc("R43: as `seat_requests`: the host's every one, a requester's own"),
+    )
+    waiting: dict[str, Any] | None = field(
+        default=None, metadata=_doc("the waiting list (R44): line, offered")
     )
 
     def body(self) -> dict[str, Any]:
@@ -329,6 +384,8 @@ class Snapshot(ServerEvent):
             "log": self.log,
             "log_complete": self.log_complete,
             "next_deal": self.next_deal,
+            "seat_requests": self.seat_requests,
+            "waiting": self.waiting,
         }
 
 
@@ -471,20 +528,77 @@ class ShowOffered(ServerEvent):
         return {"type": "show_offered", "hand_id": self.hand_id, "seat": self.seat, "ms": self.ms}
 
 
+@dataclass(slots=True)
+class SeatRequests(ServerEvent):
+    """R43: the seat requests waiting for the host's answer, each `{request, user_id, name,
+    seat, amount, min_buy_in, max_buy_in}` (the player's limits now): to the host every one,
+    to a requester their own (none once it is answered or withdrawn). Sent when they change,
+    and in the snapshot."""
+
+    type: ClassVar[str] = "seat_requests"
+    audience: ClassVar[Audience] = "user"
+    requests: list[dict[str, Any]]
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "seat_requests", "requests": self.requests}
+
+
+@dataclass(slots=True)
+class SeatAnswer(ServerEvent):
+    """R43: to a requester, what became of their seat request: `approved` (seated, the buy-in
+    posted), else why not (`declined` by the host, `seat_taken` before the host answered,
+    or the refusal's code, as `insufficient_funds`)."""
+
+    type: ClassVar[str] = "seat_answer"
+    audience: ClassVar[Audience] = "user"
+    request: str
+    seat: int
+    approved: bool
+    reason: str | None = field(default=None, metadata=_doc("why not; null when approved"))
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": "seat_answer",
+            "request": self.request,
+            "seat": self.seat,
+            "approved": self.approved,
+            "reason": self.reason,
+        }
+
+
 TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
     DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
     TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed, PlayerMoved,
-    PlayerFinished, TournamentInfo, TimeBank, ShowOffered,
+    PlayerFinished, TournamentInfo, TimeBank, ShowOffered, SeatRequests, SeatAnswer,
+    WaitingListChanged, SeatOffered, SeatOfferEnded,
 )  # fmt: skip
 REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)
 
 
 # -- the engine's events on the wire ------------------------------------------------------
 
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What the table adds to `hand_started` beside its number: the hand's count at this
+    table and the names of the players dealt in (a player who leaves mid-hand keeps theirs
+    in the hand's log, after a reload too)."""
+
+    count: int
+    names: dict[str, str]
+
+
 ENGINE_ADDED: dict[str, tuple[str, type, str]] = {
     # field: (the events it is added to ("*": all), its type, its doc)
     "hand_id": ("*", str, "the hand it belongs to"),
     "number": ("hand_started", str, "the hand's number, a string of digits"),
+    "count": (
+        "hand_started",
+        int,
+        "the hand's count at this table (1: its first hand), what players read; `number`"
+        " stays its id",
+    ),
+    "names": ("hand_started", dict[str, str], "each seat dealt in: its player's name"),
     "pots": (
         " ".join(sorted(POT_EVENTS)),
         list[dict[str, Any]],
@@ -498,6 +612,7 @@ def engine_body(
     hand_id: str | None,
     number: str | None = None,
     pots: list[dict[str, Any]] | None = None,
+    started: Started | None = None,
 ) -> tuple[dict[str, Any], int | None]:
     """An engine event's wire object and the one seat that may see it (None: public)."""
     body = event.to_dict()
@@ -505,6 +620,9 @@ def engine_body(
     body["hand_id"] = hand_id
     if number is not None:
         body["number"] = number
+        if started is not None:
+            body["count"] = started.count
+            body["names"] = started.names
     elif pots is not None:
         body["pots"] = pots
     return body, audience

@@ -56,6 +56,7 @@ export async function api(method, path, body, { timeoutMs = null } = {}) {
 
 export const get = (path, options) => api("GET", path, undefined, options);
 export const post = (path, body = {}) => api("POST", path, body);
+export const del = (path) => api("DELETE", path);
 
 /** The logged-in player's profile, or null. */
 export async function me() {

@@ -1,6 +1,6 @@
 // Log in and register.
 
-import { post } from "./api.js";
+import { get, post } from "./api.js";
 import { clear, field, h } from "./dom.js";
 import { language, t } from "./i18n.js";
 
@@ -52,8 +52,7 @@ export function authPage(root, { mode = "login", onDone }) {
       h(
         "div.panel.auth-panel",
         h("h2", isLogin ? t("auth.login") : t("auth.create_title")),
-        // a friend's invite link, opened logged out: the page says where logging in leads
-        (sessionStorage.getItem("stud.returnTo") || "").startsWith("/invite/") ? h("p.invite-note", { role: "note" }, t("auth.invited")) : null,
+        inviteNote(),
         form,
         h(
           "p.switch",
@@ -65,6 +64,24 @@ export function authPage(root, { mode = "login", onDone }) {
     ),
   );
   name.focus();
+}
+
+/** A friend's invite link, opened logged out: the page says who invites to which table and
+ * that logging in leads there (or that the link is no longer good). */
+function inviteNote() {
+  const returnTo = sessionStorage.getItem("stud.returnTo") || "";
+  const token = returnTo.match(/^\/invite\/([^/?]+)/)?.[1];
+  if (!token) return null;
+  const note = h("p.invite-note", { role: "note" }, t("auth.invited"));
+  get(`/api/tables/invite/${token}`).then(
+    (who) => (note.textContent = t("auth.invited_by", { host: who.host, table: who.table })),
+    (err) => {
+      if (err.status !== 404) return; // offline: the general words stay
+      note.textContent = t("auth.invite_invalid");
+      note.classList.add("invite-invalid");
+    },
+  );
+  return note;
 }
 
 function heroCards() {

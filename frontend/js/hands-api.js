@@ -4,7 +4,7 @@
 // this hand".
 
 import { get } from "./api.js";
-import { chips, clear, h, toast, variantShort } from "./dom.js";
+import { chips, clear, h, toast, variantName, variantShort } from "./dom.js";
 import { DATE, language, t } from "./i18n.js";
 import { checkReveal } from "./fairness.js";
 import { emailHand } from "./hand-mail.js";
@@ -87,6 +87,7 @@ async function replayer(box, handId, user) {
   const log = h("ol.log.replay-log", { "aria-label": t("table.log") });
   const position = h("span.replay-pos", { "aria-live": "polite" });
   const actPosition = h("span.replay-act", { "aria-live": "polite" });
+  const rotated = hand.rules?.rotation; // R45: a rotation table's hand names its game and step
   const fairness = h("p.fairness", t("fair.checking"));
   const emailStatus = h("span.email-status", { "aria-live": "polite" });
   const nav = (name, fn, key) => h("button.btn.small", { type: "button", onclick: () => { fn(); draw(); }, "aria-keyshortcuts": key, dataset: { replay: name } }, t(`replay.${name}`));
@@ -95,7 +96,7 @@ async function replayer(box, handId, user) {
     box,
     h(
       "div.panel.replayer",
-      h("h2", t("hand.number", { n: hand.number }), ` · ${hand.table_name} · `, variantShort(hand.variant)),
+      h("h2", t("hand.number", { n: hand.number }), ` · ${hand.table_name} · `, h("span.replay-game", rotated ? t("rotation.replay", { game: variantName(hand.variant), hand: rotated.hand, of: rotated.of }) : variantShort(hand.variant))),
       h(
         "div.row",
         nav("start", () => (upto = 0), "Home"),

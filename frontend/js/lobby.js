@@ -1,7 +1,7 @@
 // The lobby: public tables with filters, your tables (where you sit or host), creating a table;
 // beside the cash tables, the Tournaments tab (/tournaments).
 
-import { get, me, post } from "./api.js";
+import { del, get, me, post } from "./api.js";
 import { chips, clear, dialog, h, stakes, toast, VARIANT_CODES, variantName, variantShort } from "./dom.js";
 import { t } from "./i18n.js";
 import { settingsFields } from "./settings-form.js";
@@ -103,13 +103,18 @@ export async function lobbyPage(root, user, { go, tab = "cash" }) {
           { dataset: { table: x.id } },
           // the name is a way in too: on a phone the Join column is not shown
           h("th", { scope: "row" }, h("a.table-name", { href: `/table/${x.id}`, "data-link": "" }, x.name), x.paused ? h("span.badge", t("badge.paused")) : null),
-          h("td", variantShort(x.variant)),
+          h("td", x.rotation && x.rotation !== "none" ? `${t("variant.rotation.short")}: ${variantShort(x.variant)}` : variantShort(x.variant)),
           h("td", stakes(x)),
           h("td", chips(x.ante)),
           h("td", chips(x.min_buy_in)),
           h("td", `${x.seats_taken}/${x.max_seats}`),
           h("td", String(x.waiting)),
-          h("td", h("a.btn.small", { href: `/table/${x.id}`, "data-link": "", "aria-label": t("lobby.open_table", { name: x.name }) }, x.seats_taken < x.max_seats ? t("lobby.join") : t("lobby.watch"))),
+          h(
+            "td",
+            h("a.btn.small", { href: `/table/${x.id}`, "data-link": "", "aria-label": t("lobby.open_table", { name: x.name }) }, x.seats_taken < x.max_seats ? t("lobby.join") : t("lobby.watch")),
+            // R44: a full public table's waiting list, joined from here
+            x.seats_taken >= x.max_seats && !x.private && !waitingAt(x.id) ? h("button.btn.small.ghost.wait-join", { type: "button", "aria-label": t("lobby.wait_label", { name: x.name }), onclick: () => joinList(x) }, t("lobby.wait")) : null,
+          ),
         ),
       ),
     );
@@ -133,6 +138,9 @@ export async function lobbyPage(root, user, { go, tab = "cash" }) {
                   " · ",
                   x.seat !== null && x.seat !== undefined ? t("lobby.you_sit", { n: x.seat + 1 }) : t("lobby.seated", { n: x.seats_taken, max: x.max_seats }),
                   " ",
+                  x.waiting_place ? h("span.you-wait", t("lobby.you_wait", { n: x.waiting_place }), " ") : null,
+                  x.offer !== null && x.offer !== undefined ? h("a.btn.small.primary.take-offer", { href: `/table/${x.id}`, "data-link": "" }, t("lobby.offer")) : null,
+                  x.waiting_place ? h("button.btn.small.ghost.wait-leave", { type: "button", onclick: () => leaveList(x) }, t("wait.leave", { n: x.waiting_place })) : null,
                   x.invite ? h("button.btn.small.ghost", { type: "button", onclick: () => showInvite(x.invite, x.name) }, t("table.invite_link")) : null,
                 ),
               ),
@@ -140,6 +148,28 @@ export async function lobbyPage(root, user, { go, tab = "cash" }) {
           ]
         : null,
     );
+  }
+
+  const waitingAt = (id) => yours.some((y) => y.id === id && y.waiting_place);
+
+  async function joinList(x) {
+    try {
+      const r = await post(`/api/tables/${x.id}/waiting`, {});
+      toast(t("wait.joined", { n: r.result.waiting }));
+    } catch (err) {
+      toast(err.message, "error");
+    }
+    await refresh();
+  }
+
+  async function leaveList(x) {
+    try {
+      await del(`/api/tables/${x.id}/waiting`);
+      toast(t("wait.left"));
+    } catch (err) {
+      toast(err.message, "error");
+    }
+    await refresh();
   }
 
   async function refresh() {

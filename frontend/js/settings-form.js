@@ -26,6 +26,10 @@ const DEFAULTS = {
   time_bank_cap: 0,
   bot_delay_ms: 800,
   private: false,
+  seat_approval: false,
+  ledger_shared: false,
+  rotation: "none",
+  rotation_hands: 8,
 };
 
 function select(name, options, value) {
@@ -65,7 +69,13 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     time_bank_refill: num("time_bank_refill", s.time_bank_refill ?? 0, { min: 0, max: 600, step: 1 }),
     time_bank_every: num("time_bank_every", s.time_bank_every ?? 0, { min: 0, max: 1000, step: 1 }),
     time_bank_cap: num("time_bank_cap", s.time_bank_cap ?? 0, { min: 0, max: 600, step: 1 }),
+    // R45: the game rotates (Stud Hi, Stud Hi/Lo, Razz) every N hands or every orbit
+    rotation: select("rotation", { none: t("form.rotation.none"), hands: t("form.rotation.hands"), orbit: t("form.rotation.orbit") }, s.rotation),
+    rotation_hands: num("rotation_hands", s.rotation_hands, { min: 1, max: 100 }),
     private: h("input", { name: "private", type: "checkbox", checked: s.private }),
+    // a private table's host options (R43; the session ledger shared with every player)
+    seat_approval: h("input", { name: "seat_approval", type: "checkbox", checked: s.seat_approval }),
+    ledger_shared: h("input", { name: "ledger_shared", type: "checkbox", checked: s.ledger_shared }),
     password: h("input", { name: "password", type: "password", maxlength: 128, autocomplete: "new-password" }),
   };
   // A new small bet suggests the usual big bet and bring-in (R2).
@@ -80,6 +90,8 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     "div.settings-grid",
     field(t("form.name"), inputs.name),
     field(t("lobby.game"), inputs.variant),
+    field(t("form.rotation"), inputs.rotation),
+    field(t("form.rotation_hands"), inputs.rotation_hands),
     field(t("form.small_bet"), inputs.small_bet, t("form.small_bet_hint")),
     field(t("form.big_bet"), inputs.big_bet),
     field(t("form.ante"), inputs.ante),
@@ -99,6 +111,7 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
     field(t("form.time_bank_cap"), inputs.time_bank_cap),
     h("div.field.checks", check(t("form.rake_third"), inputs.rake_third_street)),
     forHost ? null : h("div.field.checks", check(t("form.private"), inputs.private)),
+    !forHost || s.private ? h("div.field.checks", check(t("form.seat_approval"), inputs.seat_approval), check(t("form.ledger_shared"), inputs.ledger_shared)) : null,
     forHost ? null : field(t("form.password"), inputs.password),
   );
   const cents = (input, label, { optional = false, zero = true } = {}) => {
@@ -131,10 +144,16 @@ export function settingsFields(current = {}, { forHost = false } = {}) {
       time_bank_refill: Number(inputs.time_bank_refill.value),
       time_bank_every: Number(inputs.time_bank_every.value),
       time_bank_cap: Number(inputs.time_bank_cap.value),
+      rotation: inputs.rotation.value,
+      rotation_hands: Number(inputs.rotation_hands.value),
     };
     if (!forHost) {
       out.private = inputs.private.checked;
       if (out.private && inputs.password.value) out.password = inputs.password.value;
+    }
+    if (forHost ? s.private : out.private) {
+      out.seat_approval = inputs.seat_approval.checked;
+      out.ledger_shared = inputs.ledger_shared.checked;
     }
     if (!(out.action_timer_ms >= 1000)) throw new Error(t("form.timer_min"));
     return out;

@@ -135,3 +135,30 @@ async def test_a_table_password_is_hashed_at_the_sites_argon2_cost(
         assert refusal(wrong) == (403, "bad_password")
         right = await http.post("/api/tables/join", json={"invite": invite, "password": "hunter22"})
         assert right.status_code == 200, right.text
+
+
+async def test_an_invite_names_its_table_and_its_host_to_anyone_and_nothing_more(
+    live: Live,
+) -> None:
+    """Issue 24: the login page of an invite opened logged out says "Anna invited you to
+    Friday": the table's name and its host's, for a valid invite only."""
+    _, host_token = await live.user("Anna")
+    private = await live.create_table(
+        host_token, name="Friday", small_bet=100, private=True, password="hunter22"
+    )
+    invite = private["invite"]
+    async with live.http() as anyone:  # logged out
+        got = await anyone.get(f"/api/tables/invite/{invite}")
+        assert got.status_code == 200 and got.json() == {"table": "Friday", "host": "Anna"}
+        forged = [invite[:-1], invite + "x", invite.upper(), "é" * len(invite), "x" * 129, "1"]
+        for token in forged:
+            refused = await anyone.get(f"/api/tables/invite/{token}")
+            assert refusal(refused) == (404, "no_such_invite"), token
+            assert "Friday" not in refused.text and "Anna" not in refused.text
+    async with live.http(host_token) as host:
+        closing = {"type": "host_close"}
+        r = await host.post(f"/api/tables/{private['table']['id']}/host", json=closing)
+        assert r.status_code == 200, r.text
+    async with live.http() as anyone:
+        gone = await anyone.get(f"/api/tables/invite/{invite}")
+        assert refusal(gone) == (404, "no_such_invite")

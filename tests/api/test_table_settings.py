@@ -35,6 +35,10 @@ WRONG: dict[str, list[Any]] = {
     "bot_delay_ms": [800.5, "800", True, 60_001, 0, 99],  # below a floor
     "raise_cap": [1, "false", None],
     "open_pair": ["tda", 14, None],
+    "seat_approval": [1, "yes", None],  # True at a public table: tests/tables (R43)
+    "ledger_shared": [1, "true", None],
+    "rotation": ["orbits", 1, None, True],
+    "rotation_hands": [0, 101, 2.0, "8", True],
 }
 BASE = {"name": "Strict", "small_bet": 100, "ante": 10}
 

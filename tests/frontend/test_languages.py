@@ -225,7 +225,7 @@ def test_a_whole_hand_in_dutch_from_the_browsers_language(
         assert set(labels) & {"Meegaan $ 0,50", "Bring-in $ 0,50", "Checken"}, labels
         assert all(DUTCH_BUTTONS.match(x) for x in labels), labels
         text = "\n".join(lines)
-        assert re.match(r"Nieuwe hand #\d+ · ", lines[0]), lines
+        assert re.match(r"Hand \d+ aan deze tafel \(#\d+\) · ", lines[0]), lines
         assert "Derde straat" in lines and "Vierde straat" in lines, lines
         assert re.search(r"(doet de bring-in van|gaat mee met) \$ 0,50", text), text
         assert re.search(r"\b(checkt|gaat mee met)\b", text), text
@@ -273,7 +273,7 @@ def test_a_whole_hand_in_german_chosen_in_the_header_and_kept(
         assert set(labels) & {"Mitgehen 0,50 $", "Bring-in 0,50 $", "Checken"}, labels
         assert all(GERMAN_BUTTONS.match(x) for x in labels), labels
         text = "\n".join(lines)
-        assert re.match(r"Neue Hand #\d+ · ", lines[0]), lines
+        assert re.match(r"Hand \d+ an diesem Tisch \(#\d+\) · ", lines[0]), lines
         assert "Dritte Straße" in lines and "Vierte Straße" in lines, lines
         assert re.search(r"(bringt den Bring-in von|geht mit) 0,50 \$", text), text
         assert GERMAN_HANDS.search(text), text

@@ -262,7 +262,7 @@ def test_an_invite_opened_logged_out_is_said_on_the_login_page_and_followed_afte
         page.goto(f"{server_url}/invite/{created['invite']}")
         form = page.locator("form.auth-form")
         expect(form).to_be_visible()
-        expect(page.locator(".invite-note")).to_contain_text("You were invited to a table")
+        expect(page.locator(".invite-note")).to_contain_text(f"{host.name} invited you to Invited")
         form.locator('input[name="name"]').fill(friend.name)
         form.locator('input[name="password"]').fill(PASSWORD)
         form.locator('button[type="submit"]').click()

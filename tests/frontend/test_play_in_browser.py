@@ -226,7 +226,9 @@ def test_two_browsers_play_stud_stud8_and_razz(
                 expect(timer.first).to_be_visible()
                 expect(ann.page.locator(".seat-box.mine .card.own-down")).to_have_count(down)
                 expect(ann.page.locator(".seat-box:not(.mine) .card.back")).to_have_count(down)
-                expect(ann.page.locator(".hand-number")).to_have_text(re.compile(r"^Hand #\d+$"))
+                expect(ann.page.locator(".hand-number")).to_have_text(
+                    re.compile(r"^Hand \d+ at this table · #\d+$")
+                )
                 ann.shot("table-stud")
                 # the observer sees every up card and only the backs of the down cards
                 expect(carl.page.locator(".seat-box .card.back")).to_have_count(2 * down)

@@ -8,11 +8,16 @@ import asyncio
 
 from sqlalchemy import select
 
+from app.engine import Variant
+from app.fanout import create_fanout
+from app.jsontext import from_json
 from app.store.db import Database
 from app.store.hand_models import HandRecord
+from app.tables import FakeClock, LedgerTableStore, TableManager, TableSettings
 from app.tables import messages as m
 from app.tables.numbers import BLOCK
-from tests.store.hands_play import play_hands, seated_table
+from tests import asks
+from tests.store.hands_play import SETTINGS, play_hands, seated_table, start_hand
 
 
 async def _numbers(db: Database) -> list[int]:
@@ -78,3 +83,42 @@ async def test_a_table_whose_reserve_ran_dry_deals_when_numbers_come(db: Databas
     assert tries == 3
     numbers = await _numbers(db)
     assert len(numbers) == 3 and numbers == sorted(numbers)
+
+
+async def test_a_tables_own_hand_count_starts_at_one_and_goes_on_across_a_restart(
+    db: Database,
+) -> None:
+    """Issue 24: numbers come in blocks per table, so a new table's first hand may be #11;
+    players read the table's own count ("Hand 1 at this table"), which a restart (or a move:
+    the same restore) carries on from the hands the table recorded."""
+    manager, table, clock, users = await seated_table(db, 2)
+    try:
+        await play_hands(table, clock, 2)  # the first table holds the first block
+        second = await manager.create(
+            TableSettings(**SETTINGS, variant=Variant.STUD), host_user_id=users[0],
+            password_hash=None,
+        )  # fmt: skip
+        for seat, user in enumerate(users):
+            await second.request(asks.sit(user, f"stud{seat}", seat, 2000, f"s{seat}"))
+        await start_hand(second, clock)
+        assert second.state.hand_number is not None and second.state.hand_number > BLOCK
+        assert second.state.hand_count == 1
+        await table.request(m.Sync())  # both hands written
+    finally:
+        await manager.stop()
+    later = FakeClock()
+    again = TableManager(LedgerTableStore(db), create_fanout("memory://"), later)
+    try:
+        await again.restore()
+        back = again.get(table.id)
+        assert back is not None and back.state.hands_played == 0
+        await start_hand(back, later)
+        assert back.state.hand_count == 3
+        started = next(from_json(k.text) for k in back.ring if k.type == "hand_started")
+        assert started["count"] == 3
+        assert started["names"] == {"0": "stud0", "1": "stud1"}
+        assert int(started["number"]) != 3  # the id stays the global number
+        view = back.snapshot(users[0])["hand"]
+        assert (view["count"], view["names"]) == (3, started["names"])
+    finally:
+        await again.stop()

@@ -150,10 +150,16 @@ def test_engine_events_on_the_wire_carry_what_the_table_adds() -> None:
     assert audience == 2
     assert catalog.check({"v": 4, **body}) == []
     started, _ = events.engine_body(
-        engine.HandStarted("stud", 1, (2, 3), (100, 100)), "c0ffee", number="1207"
+        engine.HandStarted("stud", 1, (2, 3), (100, 100)),
+        "c0ffee",
+        number="1207",
+        started=events.Started(3, {"2": "ann", "3": "bob"}),
     )
+    assert started["count"] == 3 and started["names"] == {"2": "ann", "3": "bob"}
     assert catalog.check({"v": 5, **started}) == []
-    assert catalog.check({"v": 5, **{k: v for k, v in started.items() if k != "number"}}) != []
+    for added in ("number", "count", "names"):
+        left = {k: v for k, v in started.items() if k != added}
+        assert catalog.check({"v": 5, **left}) != [], added
 
 
 def test_the_catalog_serialises_to_json_schema() -> None:

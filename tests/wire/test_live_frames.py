@@ -74,7 +74,8 @@ def rebuilt(frame: Frame) -> str | None:
         return None
     if catalog.SERVER[frame["type"]].group == "engine":
         number, pots = frame.get("number"), frame.get("pots")
-        body, _ = events.engine_body(engine_event(frame), frame["hand_id"], number, pots)
+        started = events.Started(frame["count"], frame["names"]) if "count" in frame else None
+        body, _ = events.engine_body(engine_event(frame), frame["hand_id"], number, pots, started)
         return encode(frame["v"], body)
     cls = next(c for c in (*events.TABLE_EVENTS, *events.REPLIES) if c.type == frame["type"])
     fields = {
@@ -82,6 +83,28 @@ def rebuilt(frame: Frame) -> str | None:
     }
     body = cls(**fields).body()
     return to_json(body) if cls in events.REPLIES else encode(frame["v"], body)
+
+
+async def private_host(live: Live, send: Recorder) -> list[Client]:
+    """R43's messages at a private table whose host approves seats: a request withdrawn,
+    another with limits set and approved."""
+    host_id, host_token = await live.user("hostess")
+    created = await live.create_table(
+        host_token, name="Home", small_bet=100, private=True, seat_approval=True
+    )
+    table_id, invite = created["table"]["id"], created["invite"]
+    host = await Client.open(live, table_id, host_token, host_id)
+    guest_id, guest_token = await live.user("guest")
+    guest = await Client.open(live, table_id, guest_token, guest_id, invite=invite)
+    asked = {"type": "sit", "seat": 1, "amount": 2000}
+    await send.call(guest, {**asked, "request_id": "g-1"})
+    await send.call(guest, {"type": "seat_withdraw"})
+    limits = {"type": "host_limits", "user_id": guest_id, "min_buy_in": 1500, "max_buy_in": None}
+    await send.call(host, limits)
+    request = (await send.call(guest, {**asked, "request_id": "g-2"}))["result"]["request"]
+    await send.call(host, {"type": "host_seat_answer", "request": request, "approve": True})
+    await guest.wait(lambda f: f.get("type") == "seat_answer" and f["approved"])
+    return [host, guest]
 
 
 async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> None:
@@ -117,15 +140,19 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
     await send.call(host, {"type": "host_pause", "paused": True})
     await send.call(host, {"type": "host_settings", "changes": {"ante": 20}})
     await send.call(host, {"type": "host_pause", "paused": False})
-    await send.call(host, {"type": "host_bots", "count": 1})
+    await send.call(host, {"type": "host_bots", "count": 5})  # the table is full
+    await send.call(watcher, {"type": "wait_join"})  # R44's list, its offer, declined
     await send.call(host, {"type": "host_remove", "seat": 3})
+    await watcher.wait(lambda f: f.get("type") == "seat_offered")
+    await send.call(watcher, {"type": "wait_leave"})
+    await watcher.wait(lambda f: f.get("type") == "seat_offer_ended")
     await send.call(players[2], {"type": "leave"})
     refused = await host.send_raw(json.dumps({"type": "no_such_message", "ref": "x"}))
     assert refused["type"] == "error"
     await send.call(host, {"type": "host_close"})
     await host.wait(lambda f: f.get("type") == "closed")
 
-    clients = [*players.values(), watcher]
+    clients = [*players.values(), watcher, *await private_host(live, send)]
     frames = [f for c in clients for f in c.frames]
     assert problems(frames) == []
     # byte for byte: each table event and reply is exactly what its catalog class writes
@@ -143,7 +170,9 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
     assert {
         "snapshot", "ok", "error", "deal_committed", "turn", "down_cards", "seats", "table",
         "observers", "chat", "left", "closed", "post_ante_due", "deal_revealed",
+        "waiting_list", "seat_offered", "seat_offer_ended",
         "hand_started", "card_dealt", "hand_shown", "folded", "pot_awarded", "hand_ended",
+        "seat_requests", "seat_answer",
     } <= sent  # fmt: skip
     assert any(list(f) == ["v"] for f in players[0].frames)  # another seat's down card
     assert {f["reason"] for f in frames if f.get("type") == "left"} >= {

@@ -21,11 +21,12 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from app.engine.variants import ROTATION as GAMES
 from app.engine.variants import Variant
 
 VARIANTS = tuple(v.value for v in Variant)  # "stud", "stud8", "razz"
-ROTATION = VARIANTS
-"""The order of a variant rotation, level by level."""
+ROTATION = tuple(v.value for v in GAMES)
+"""The order of a variant rotation, level by level (the engine's one order, variants.py)."""
 OPEN_PAIRS = ("r14", "rp10f")
 SPEEDS = ("normal", "turbo", "hyper")
 

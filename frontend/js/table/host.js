@@ -1,10 +1,11 @@
-// The host's controls on a private table: settings, pause, remove a player, bots, close.
+// The host's controls on a private table: settings, pause, remove a player, bots, close;
+// seat requests to answer and a player's buy-in limits (R43), followed live.
 
-import { chips, dialog, field, h, toast } from "../dom.js";
+import { chips, dialog, dollars, field, h, toast, toCents } from "../dom.js";
 import { t } from "../i18n.js";
 import { settingsFields } from "../settings-form.js";
 
-export async function hostDialog(table, state, command) {
+export async function hostDialog(table, state, command, { follow = () => () => {} } = {}) {
   const form = settingsFields(table, { forHost: true });
   const removeSel = h("select", { name: "remove" });
   const bots = h("select", { name: "bots" });
@@ -26,6 +27,73 @@ export async function hostDialog(table, state, command) {
     botsRow.hidden = free === 0;
     noBots.hidden = free > 0;
   }
+
+  // R43: the seat requests waiting for an answer, as they come and go
+  const requestList = h("ul.seat-requests", { "aria-live": "polite" });
+  const noRequests = h("p.hint", t("approval.none"));
+  function drawRequests() {
+    const waiting = state.seatRequests || [];
+    requestList.replaceChildren(
+      ...waiting.map((r) =>
+        h(
+          "li.seat-request",
+          { dataset: { request: r.request } },
+          h("span", t("approval.request_line", { name: r.name, n: r.seat + 1, amount: chips(r.amount) })),
+          " ",
+          h("button.btn.small.primary", { type: "button", dataset: { answer: "yes" }, onclick: () => answer(r, true) }, t("approval.approve")),
+          " ",
+          h("button.btn.small.ghost", { type: "button", dataset: { answer: "no" }, onclick: () => answer(r, false) }, t("approval.decline")),
+        ),
+      ),
+    );
+    noRequests.hidden = waiting.length > 0;
+  }
+  async function answer(r, approve) {
+    const done = await run({ type: "host_seat_answer", request: r.request, approve }, (x) =>
+      x.approved ? t("approval.seated", { name: r.name, n: r.seat + 1 }) : x.reason ? x.message : t("approval.declined", { name: r.name }),
+    );
+    if (done) drawRequests();
+  }
+
+  // R43: one player's buy-in limits, inside the table's
+  const limitsWho = h("select", { name: "limits_player" });
+  const limitsMin = h("input", { name: "limits_min", type: "text", inputmode: "decimal", autocomplete: "off", placeholder: dollars(table.min_buy_in) });
+  const limitsMax = h("input", { name: "limits_max", type: "text", inputmode: "decimal", autocomplete: "off", placeholder: table.max_buy_in ? dollars(table.max_buy_in) : "" });
+  function drawLimitsPlayers() {
+    const people = new Map();
+    for (const s of state.seats) if (s.user_id !== state.userId && !s.bot) people.set(s.user_id, s.name);
+    for (const r of state.seatRequests || []) people.set(r.user_id, r.name);
+    const keep = limitsWho.value;
+    limitsWho.replaceChildren(
+      h("option", { value: "" }, t("host.choose_player")),
+      ...[...people].map(([id, name]) => h("option", { value: id, selected: String(id) === keep }, name)),
+    );
+  }
+  const optionalCents = (input) => {
+    if (input.value.trim() === "") return null;
+    const v = toCents(input.value);
+    if (!Number.isFinite(v) || v <= 0) throw new Error(t("form.bad_amount", { field: t("limits.title") }));
+    return v;
+  };
+  async function setLimits() {
+    if (limitsWho.value === "") return;
+    let low, high;
+    try {
+      low = optionalCents(limitsMin);
+      high = optionalCents(limitsMax);
+    } catch (err) {
+      toast(err.message, "error");
+      return;
+    }
+    await run({ type: "host_limits", user_id: Number(limitsWho.value), min_buy_in: low, max_buy_in: high }, (x) =>
+      t("limits.set", { min: chips(x.min_buy_in), max: x.max_buy_in ? chips(x.max_buy_in) : t("buy.no_maximum") }),
+    );
+  }
+  const stopFollowing = follow(() => {
+    drawPlayers();
+    drawRequests();
+    drawLimitsPlayers();
+  });
 
   const run = async (msg, done) => {
     try {
@@ -91,8 +159,22 @@ export async function hostDialog(table, state, command) {
     }, t("host.remove"))),
     botsRow,
     noBots,
+    h("h3", t("approval.title")),
+    noRequests,
+    requestList,
+    h("h3", t("limits.title")),
+    h("p.hint", t("limits.hint", { min: chips(table.min_buy_in), max: table.max_buy_in ? chips(table.max_buy_in) : t("buy.no_maximum") })),
+    h(
+      "div.row.limits-row",
+      field(t("limits.player"), limitsWho),
+      field(t("limits.min"), limitsMin),
+      field(t("limits.max"), limitsMax),
+      h("button.btn.small", { type: "button", dataset: { host: "limits" }, onclick: setLimits }, t("limits.save")),
+    ),
     h("h3", t("host.settings")),
   );
+  drawRequests();
+  drawLimitsPlayers();
   // closing the table is apart from the everyday controls, at the end, and asks first
   const danger = h(
     "div.host-danger",
@@ -121,4 +203,5 @@ export async function hostDialog(table, state, command) {
     ],
     { id: "host-dialog", wide: true },
   );
+  stopFollowing();
 }

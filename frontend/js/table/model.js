@@ -35,6 +35,11 @@ export function emptyState(userId) {
     moved: null, // {to_table, seat}: the tournament's director moved this player (its last move)
     finished: null, // {place, of, prize, tournament_id}: this player's place in the tournament
     showOffer: null, // {hand_id, until}: this player won uncalled and may still show (R41)
+    seatRequests: [], // R43: seat requests waiting for the host (the host's all, a player's own)
+    seatAnswer: null, // R43: the last answer to this player's request, {request, seat, approved, reason}
+    waiting: { line: [], offered: [] }, // the waiting list (R44): who waits, the seats held
+    myWait: null, // this player's place in line (1 first), or null
+    offer: null, // {seat, until}: a seat offered to this player (R44), until Date.now() passes `until`
   };
 }
 
@@ -125,6 +130,8 @@ function handFromView(hv, table) {
   const hand = {
     hand_id: hv.hand_id,
     number: hv.number ?? null,
+    count: hv.count ?? null, // the hand's count at this table: what players read
+    names: hv.names || {}, // every seat dealt in, by its player's name (one who left too)
     variant: hv.variant,
     street: hv.street,
     phase: hv.phase,
@@ -190,6 +197,10 @@ export function applySnapshot(state, snap) {
   state.seats = snap.seats;
   state.closed = !!snap.table.closed;
   state.observers = snap.observers ?? 0;
+  state.seatRequests = snap.seat_requests || [];
+  state.waiting = snap.waiting ?? { line: [], offered: [] };
+  state.myWait = snap.you?.waiting ?? null;
+  state.offer = snap.you?.offer ? { seat: snap.you.offer.seat, until: Date.now() + snap.you.offer.ms } : null;
   // the lines before the snapshot's hand stay (a resync); the hand's own are drawn anew
   const lines = replayedLog(state, snap);
   const from = lines.length ? lines[0].v : Infinity;
@@ -288,6 +299,12 @@ export function applyEvent(state, ev) {
       state.closed = true;
       log(state, t("log.closed"), "info");
       break;
+    case "seat_requests": // R43: to the host every waiting request, to a requester their own
+      state.seatRequests = ev.requests;
+      break;
+    case "seat_answer":
+      state.seatAnswer = { request: ev.request, seat: ev.seat, approved: ev.approved, reason: ev.reason };
+      break;
     case "left": {
       const who = seatName(state, ev.seat);
       if (ev.reason === "busted" || ev.reason === "moved") {
@@ -301,6 +318,20 @@ export function applyEvent(state, ev) {
     }
     case "observers":
       state.observers = ev.count;
+      break;
+    case "waiting_list": {
+      state.waiting = { line: ev.line, offered: ev.offered };
+      const at = ev.line.findIndex((w) => w.user_id === state.userId);
+      state.myWait = at < 0 ? null : at + 1;
+      break;
+    }
+    case "seat_offered":
+      state.offer = { seat: ev.seat, until: Date.now() + ev.ms };
+      log(state, t("wait.offered", { n: ev.seat + 1, s: Math.round(ev.ms / 1000) }), "info");
+      break;
+    case "seat_offer_ended":
+      state.offer = null;
+      log(state, t(ev.reason === "expired" ? "wait.expired" : "wait.declined"), "info");
       break;
     case "chat":
       state.chat.push({ name: ev.name, text: ev.text, seat: ev.seat, mine: ev.user_id === state.userId });
@@ -342,16 +373,17 @@ export function applyEvent(state, ev) {
       const players = {};
       ev.seats.forEach((seat, i) => (players[seat] = newPlayer(seat, ev.stacks[i])));
       state.hand = {
-        hand_id: ev.hand_id, number: ev.number ?? null, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
+        hand_id: ev.hand_id, number: ev.number ?? null, count: ev.count ?? null, variant: ev.variant, street: 0, phase: "betting", button: ev.button,
         to_act: null, turn_id: null, legal: null, deadline: null, stopped_left: null, timer_ms: state.table?.action_timer_ms ?? 10000,
         community: null, players, pots: [], order: [], awards: [], rake: 0, over: false,
         bring_in_seat: null, bank: null,
         commitment: state.commitment && state.commitment.hand_id === ev.hand_id ? state.commitment.commitment : null,
       };
-      state.hand.names = Object.fromEntries(state.seats.filter((x) => ev.seats.includes(x.seat)).map((x) => [x.seat, x.name]));
+      // the server names every seat dealt in; the seat list is the fallback of older events
+      state.hand.names = ev.names || Object.fromEntries(state.seats.filter((x) => ev.seats.includes(x.seat)).map((x) => [x.seat, x.name]));
       state.postAnteDue = false;
       state.handsSeen += 1;
-      log(state, t("log.new_hand", { n: ev.number ?? "", who: name(ev.button) }), "hand");
+      log(state, ev.count ? t("log.new_hand_at_table", { count: ev.count, n: ev.number ?? "", who: name(ev.button) }) : t("log.new_hand", { n: ev.number ?? "", who: name(ev.button) }), "hand");
       break;
     }
     case "ante_posted":

@@ -6,6 +6,9 @@ import { chips, clear, dialog, dollars, field, h, toast, toCents, variantName } 
 import { amount, setUnit, t } from "../i18n.js";
 import { actionButtons, buttonNode } from "./controls.js";
 import { hostDialog } from "./host.js";
+import { ledgerDialog } from "./ledger.js";
+import { TurnNotice, soundOn } from "./notice.js";
+import { afterPlayed, choose, decide, kept, offered } from "./preactions.js";
 import { inviteDialog } from "../invite-dialog.js";
 import { checkReveal } from "../fairness.js";
 import { checkHand, problemText, uncheckedText, verdict } from "../seeded.js";
@@ -39,6 +42,10 @@ export async function tablePage(root, tableId, user, { onLeave }) {
   let barWanted = false; // bring the action bar into view at the next drawing (your turn, phone)
   let lastHandSeen = 0;
   let invite = null; // the private table's invite token, when this player is its host
+  const followers = new Set(); // an open host dialog, redrawn as seats and seat requests change
+  let chosen = null; // the pre-action set before this player's turn (preactions.js)
+  const notice = new TurnNotice(); // the tab's title and icon, a tone, a vibration
+  const unlockSound = () => soundOn() && notice.unlock(); // a tone may play only after a click
 
   const header = h("div.table-head");
   const strip = tournamentStrip(); // a tournament's table: its level, clock and notices
@@ -110,20 +117,32 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (state.table.id !== tableId) followed(state.table.id);
       handEvents = null; // a snapshot's log lacks the other seats' down cards: positions unknown
       keeper.snapshot(frame, mySeat(state));
+      chosen = kept(state, chosen);
+      if (myLegal(state)) playChosen();
     } else if (typeof frame.v === "number") {
       if (frame.v <= state.v) return;
       if (frame.v !== state.v + 1) {
         socket.resync(); // a gap: ask for what is missing
         return;
       }
+      const before = state.seatRequests.map((r) => r.request);
       applyEvent(state, frame);
       collect(frame);
+      if (frame.type === "seat_requests" && isHost(state)) {
+        // the host hears of a new request even with the host dialog closed
+        for (const r of frame.requests) if (!before.includes(r.request)) toast(t("approval.new", { name: r.name, n: r.seat + 1, amount: chips(r.amount) }));
+      }
+      if (frame.type === "seat_answer") seatAnswered(frame);
+      if (frame.type === "seat_requests" || frame.type === "seats") for (const follow of followers) follow();
+      if (frame.type === "seat_offered") seatOffered(frame); // R44: the seat is this player's to take
+      chosen = kept(state, chosen); // before the turn it may be played on
       keeper.seated(mySeat(state));
       if (frame.type === "deal_committed") keeper.dealCommitted(frame, mySeat(state));
       if (frame.type === "turn" && frame.seat === mySeat(state)) {
         announce();
         // on a phone the bar sits below the felt: bring it into view for the turn
         barWanted = PHONE.matches;
+        playChosen();
       }
       if (frame.type === "deal_revealed") {
         if (frame.reveal?.scheme === "seeded-v2") checkSeeded(frame, state.commitment);
@@ -131,7 +150,19 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       }
     }
     window.studDebug.v = state.v;
+    notice.update(!!myLegal(state)); // here, not when drawing: a hidden tab draws nothing
     schedule();
+  }
+
+  /** This player's turn came: the pre-action chosen before it is played at once (the turn is
+   * the server's; the act is an ordinary `act`), or dropped when it does not fit. */
+  function playChosen() {
+    const legal = myLegal(state);
+    const action = decide(chosen, legal);
+    chosen = action ? afterPlayed(chosen, action) : null;
+    if (!action) return;
+    window.studDebug.preplayed.push({ turn_id: state.hand.turn_id, action });
+    act({ action });
   }
 
   /** The socket now follows this player's new table (their tournament moved them): the page
@@ -242,7 +273,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const table = state.table;
     const info = myInfo(state);
     const host = isHost(state);
-    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandNumber, state.observers, invite]);
+    const key = JSON.stringify([table, info && [info.seat, info.sitting_out, info.auto_post, info.leaving], host, status, state.closed, state.postAnteDue, state.lastHandNumber, state.observers, invite, host ? null : state.seatRequests, state.myWait, state.waiting, state.offer]);
     keyed(header, key, () => {
       if (!table) return h("h1.table-title", t("conn.connecting"));
       const conn = t(`conn.${status}`);
@@ -255,19 +286,32 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         buttons.push(
           h("label.toggle", h("input", { type: "checkbox", checked: info.auto_post, onchange: (ev) => command({ type: "auto_post", on: ev.target.checked }) }), " ", t("table.auto_post")),
         );
+        buttons.push(
+          h("label.toggle", h("input", { type: "checkbox", name: "turn-sound", checked: soundOn(), onchange: (ev) => notice.setSound(ev.target.checked) }), " ", t("turn.sound")),
+        );
         buttons.push(btn(t("table.top_up"), "top-up", topUp));
         buttons.push(btn(info.leaving ? t("table.leaving") : t("table.leave"), "leave", leave, info.leaving));
+      }
+      // R44: a full public table's waiting list, for a player without a seat
+      const held = state.waiting?.offered ?? [];
+      const full = state.seats.length + held.length >= table.max_seats;
+      if (!info && !state.closed && !directed && !table.private && (full || state.myWait)) {
+        if (state.myWait) buttons.push(btn(t("wait.leave", { n: state.myWait }), "wait-leave", () => command({ type: "wait_leave" }).then(() => toast(t("wait.left")))));
+        else buttons.push(btn(t("wait.join"), "wait-join", () => command({ type: "wait_join" }).then((r) => toast(t("wait.joined", { n: r.waiting })))));
       }
       if (state.lastHandNumber) buttons.push(btn(t("table.email_last"), "email-hand", () => emailLastHand(state.lastHandNumber)));
       if (state.lastHandNumber) buttons.push(btn(t("table.last_hands"), "last-hands", lastHands));
       if (invite && host && !state.closed && !directed) buttons.push(btn(t("table.invite_link"), "invite", () => showInvite(invite, table.name)));
-      if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command)));
+      if (host && !state.closed && !directed) buttons.push(btn(t("host.title"), "host", () => hostDialog(table, state, command, { follow })));
+      // R43's session ledger: the host's, and every player's when the host shares it
+      if (table.private && !directed && (host || table.ledger_shared)) buttons.push(btn(t("ledger.title"), "ledger", () => ledgerDialog(tableId)));
+      const asked = !host && state.seatRequests.length ? state.seatRequests[0] : null;
       buttons.push(btn(t("nav.lobby"), "lobby", () => onLeave()));
       return [
         h(
           "div.table-title-row",
           h("h1.table-title", table.name),
-          h("span.chip-tag", variantName(table.variant)),
+          h("span.chip-tag.game", table.rotation_step ? t("rotation.tag", { game: variantName(table.variant) }) : variantName(table.variant)),
           h("span.chip-tag", `${amount(table.small_bet)}/${amount(table.big_bet)}`),
           table.ante ? h("span.chip-tag", t("table.ante_tag", { amount: amount(table.ante) })) : null,
           table.private ? h("span.chip-tag.private", t("badge.private")) : null,
@@ -276,8 +320,29 @@ export async function tablePage(root, tableId, user, { onLeave }) {
           h(`span.conn.conn-${status}`, { role: "status" }, conn),
         ),
         h("div.table-tools", buttons),
+        asked
+          ? h(
+              "p.waiting-host",
+              { role: "status" },
+              t("approval.waiting", { n: asked.seat + 1, amount: chips(asked.amount) }),
+              " ",
+              btn(t("approval.withdraw"), "withdraw", () => command({ type: "seat_withdraw" }).then(() => toast(t("approval.withdrawn")))),
+            )
+          : null,
       ];
     });
+  }
+
+  /** Follow the seats and seat requests while a host dialog is open (its redraw). */
+  function follow(redraw) {
+    followers.add(redraw);
+    return () => followers.delete(redraw);
+  }
+
+  /** R43: what the host answered to this player's seat request. */
+  function seatAnswered(ev) {
+    if (ev.approved) toast(t("approval.approved", { n: ev.seat + 1 }));
+    else toast(t(`approval.no.${["declined", "seat_taken", "table_closed"].includes(ev.reason) ? ev.reason : "other"}`, { n: ev.seat + 1 }), "error", 6000);
   }
 
   function btn(label, name, onclick, disabled = false) {
@@ -299,6 +364,12 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       toast(err.message, "error", refused(err));
       throw err;
     }
+  }
+
+  /** A seat offered from the waiting list: said, and its buy-in dialog opened at once. */
+  function seatOffered(frame) {
+    toast(t("wait.offered", { n: frame.seat + 1, s: Math.round(frame.ms / 1000) }), "info", 8000);
+    if (!document.getElementById("buy-in-dialog")) buyIn(frame.seat);
   }
 
   async function buyIn(seat) {
@@ -329,8 +400,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
             if (cents < min) throw new Error(t("buy.below_min", { amount: chips(min) }));
             if (max && cents > max) throw new Error(t("buy.above_max", { amount: chips(max) }));
             if (cents > balance) throw new Error(t("buy.over_balance", { amount: chips(balance) }));
-            await socket.request({ type: "sit", seat, amount: cents, request_id: requestId() });
-            toast(t("buy.seated", { amount: chips(cents) }));
+            const r = await socket.request({ type: "sit", seat, amount: cents, request_id: requestId() });
+            toast(r.waiting ? t("approval.sent") : t("buy.seated", { amount: chips(cents) }));
             return true;
           },
         },
@@ -423,8 +494,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const legal = myLegal(state);
     const hand = state.hand;
     const seat = mySeat(state);
-    const offered = !!state.showOffer && performance.now() < state.showOffer.until;
-    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused, !!state.table?.tournament, offered]);
+    const showable = !!state.showOffer && performance.now() < state.showOffer.until;
+    const pre = legal ? [] : offered(state, chosen);
+    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused, !!state.table?.tournament, pre, chosen, showable]);
     actionBar.dataset.turn = legal ? String(hand.turn_id) : "";
     keyed(actionMain, key, () => {
       if (state.closed) return h("p.waiting", t("table.closed"));
@@ -438,7 +510,10 @@ export async function tablePage(root, tableId, user, { onLeave }) {
         if (note) buttons.filter((b) => b.dataset.action === "muck").forEach((b) => b.setAttribute("aria-describedby", "muck-note"));
         return [h("div.prompt", h("strong", prompt), h("span.countdown", { role: "timer", "aria-label": t("table.seconds_left") })), h("div.buttons", buttons), note];
       }
-      if (hand && !hand.over && hand.to_act !== null) return h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
+      if (hand && !hand.over && hand.to_act !== null) {
+        const waiting = h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
+        return pre.length ? [waiting, preButtons(pre)] : waiting;
+      }
       const offer = state.showOffer; // R41: the pot is won; showing stays open a few seconds
       if (offer && performance.now() < offer.until) {
         setTimeout(schedule, offer.until - performance.now() + 50);
@@ -448,6 +523,26 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (hand && hand.over) return h("p.waiting", state.table?.paused ? t("table.paused") : t("table.next_soon"));
       return h("p.waiting", t("table.waiting_next"));
     });
+  }
+
+  /** The pre-actions as toggles (one at a time), shown while it is not this player's turn. */
+  function preButtons(list) {
+    const label = (o) =>
+      o.kind === "check_fold" ? (o.owed > 0 ? t("act.fold") : t("pre.check_fold"))
+      : o.kind === "check" ? t("act.check")
+      : o.kind === "call" ? t("act.call", { amount: amount(o.amount) })
+      : o.kind === "call_any" ? (o.owed > 0 ? t("pre.call_any") : t("pre.check_call_any"))
+      : t("pre.fold_any");
+    const on = (o) => chosen?.kind === o.kind && (o.kind !== "call" || chosen.amount === o.amount);
+    const toggle = (o) => {
+      chosen = on(o) ? null : choose(state, o.kind, o.amount);
+      schedule();
+    };
+    return h(
+      "div.pre-actions",
+      { role: "group", "aria-label": t("pre.title") },
+      list.map((o) => h("button.btn.small.pre", { type: "button", "aria-pressed": String(on(o)), dataset: { pre: o.kind }, onclick: () => toggle(o) }, label(o))),
+    );
   }
 
   async function act(b) {
@@ -555,8 +650,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     onStatus: setStatus,
   });
   keeper = new SeedKeeper(tableId, (msg) => socket.request(msg));
-  window.studDebug = { socket, state, v: 0, drop: () => socket.drop(), verdicts: {} };
+  window.studDebug = { socket, state, v: 0, drop: () => socket.drop(), verdicts: {}, preplayed: [], notice, chosen: () => chosen };
   document.addEventListener("keydown", onKey);
+  document.addEventListener("pointerdown", unlockSound);
   window.addEventListener("resize", schedule); // the seats move when the felt turns portrait
   socket.connect();
   render();
@@ -567,6 +663,8 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     strip.stop();
     setUnit("money"); // the next page's amounts are dollars again
     document.removeEventListener("keydown", onKey);
+    document.removeEventListener("pointerdown", unlockSound);
+    notice.stop();
     window.removeEventListener("resize", schedule);
     socket.close();
   };

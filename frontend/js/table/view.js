@@ -53,6 +53,10 @@ function seatView(state, seat, ctx) {
     const label = t("seat.number", { n: seat + 1 });
     // at a tournament's table the director seats the players: no seat is offered
     if (ctx.me !== null || state.closed || state.table?.tournament) return { key: `empty/${label}`, node: () => h("div.seat-empty", { "aria-label": t("seat.empty", { n: seat + 1 }) }, label) };
+    // a seat held for the waiting list's first in line (R44): only they may take it
+    if (state.waiting?.offered?.includes(seat) && state.offer?.seat !== seat) {
+      return { key: `held/${label}`, node: () => h("div.seat-empty.seat-held", { dataset: { seat } }, label, h("small", t("wait.held"))) };
+    }
     return {
       key: `sit/${label}`,
       node: () => h("button.btn.sit-here", { type: "button", dataset: { seat }, "aria-label": t("seat.sit_in", { n: seat + 1 }), onclick: () => ctx.onSit(seat) }, t("seat.sit_here"), h("small", label)),
@@ -77,15 +81,19 @@ function seatView(state, seat, ctx) {
   if (p && p.folded && me && p.down) cards.push(...studCards(p.up, p.down, p.down_count, { small: false }));
   const named = p && (p.high || p.low) ? [p.high, p.low].filter(Boolean).map(handName) : [];
   const bet = ctx.portrait ? wagerOf(state, seat) : 0; // a phone's seat carries its bet
-  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded, bet, acting && hand.bank === seat]);
+  const key = JSON.stringify([name, stack, acting, winner, p?.won, flags.length, status, p?.up, p?.down, p?.down_count, p?.shown, named, me, hand?.button, p?.folded, bet, acting && hand.bank === seat, !!ctx.portrait]);
   return {
     key,
     node: () => {
+      const made = named.length ? h("div.made", named.map((text) => h("span", { title: text }, text))) : null;
       const label = [me ? t("seat.you") : null, name, t("seat.number", { n: seat + 1 }), chips(stack), ...status, acting ? t("seat.to_act") : null].filter(Boolean).join(", ");
       return h(
         `div.seat-box${acting ? ".acting" : ""}${me ? ".mine" : ""}${p?.folded ? ".folded" : ""}${winner ? ".winner" : ""}${info?.sitting_out ? ".out" : ""}${info?.away ? ".away" : ""}`,
         { role: "group", "aria-label": label, dataset: { seat, name } },
-        h("div.hole", { "aria-label": t("seat.cards_of", { name }) }, cards),
+        // on a phone the hand's name lies over its own cards (as PokerStars shows it): below
+        // the plate it covered the seat under it, and pushed the viewer's cards into its
+        // neighbours' (the viewer's seat grows upwards)
+        h("div.hole", { "aria-label": t("seat.cards_of", { name }) }, cards, ctx.portrait ? made : null),
         h(
           "div.plate",
           h("div.plate-name", h("span.name", { title: name }, name), ...flags),
@@ -94,7 +102,7 @@ function seatView(state, seat, ctx) {
           status.length ? h("div.plate-status", status.join(" · ")) : null,
           acting ? h(`div.timer${hand.bank === seat ? ".bank" : ""}`, { "aria-hidden": "true" }, h("div.timer-bar")) : null,
         ),
-        named.length ? h("div.made", named.map((text) => h("span", text))) : null,
+        ctx.portrait ? null : made,
         bet ? h("div.seat-bet", betChips(state, seat)) : null,
       );
     },
@@ -166,12 +174,16 @@ function renderCenter(el, state) {
   const hand = state.hand;
   const table = state.table;
   const pots = displayPots(hand);
-  const key = JSON.stringify([hand?.number, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase]);
+  const key = JSON.stringify([hand?.number, hand?.count, hand?.commitment, state.commitment?.verdict, hand?.street, hand?.over, pots, hand?.community, table?.paused, table?.closing, state.closed, hand?.variant, table?.variant, hand?.phase, table?.rotation_step]);
   keyed(el, key, () => {
     const parts = [];
     const variant = hand?.variant || table?.variant;
     parts.push(h("div.center-variant", variantName(variant)));
-    if (hand?.number) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.number", { n: hand.number })));
+    const rot = table?.rotation_step; // R45: where the rotation stands, and the game that follows
+    if (rot) parts.push(h("div.rotation-step", t(rot.of ? "rotation.step" : "rotation.step_orbit", { hand: rot.hand, of: rot.of, next: variantName(rot.next) })));
+    // players read the table's own count; the number is the hand's id (history, mail, proof)
+    if (hand?.count) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.at_table", { count: hand.count }), h("span.hand-id", ` · #${hand.number}`)));
+    else if (hand?.number) parts.push(h("div.hand-number", { title: t("hand.number", { n: hand.number }) }, t("hand.number", { n: hand.number })));
     if (state.closed) parts.push(h("div.street", t("center.closed")));
     else if (!hand) parts.push(h("div.street", table?.paused ? t("table.paused") : t("center.waiting")));
     else if (hand.over) parts.push(h("div.street", t("center.over")));

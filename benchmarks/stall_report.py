@@ -1,0 +1,70 @@
+"""The stud server's event-loop stalls in a benchmark window (issue 26): the server records
+them (`app.stalls`, `STALL_MS`), the load puts each of its slowest deliveries (the p99
+tail) down to the stall that overlapped it most, and this writes the table of causes."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+Span = tuple[float, float, str, float]  # start, end (monotonic s), cause, seconds in gc
+
+
+@dataclass
+class Cause:
+    cause: str
+    stalls: int
+    total_ms: float
+    longest_ms: float
+    tail_share: float  # of the deliveries at or above the p99, the share this cause held
+
+
+def causes(stalls: list[Span], tail: list[tuple[float, float]], n: int = 10) -> list[Cause]:
+    """Stalls by cause, the most stalled time first; `tail`: the (sent, received) spans of
+    the deliveries at or above the p99 (the same monotonic clock as the server's)."""
+    ordered = sorted(stalls)
+    starts = [s[0] for s in ordered]
+    longest_stall = max((s[1] - s[0] for s in ordered), default=0.0)
+    held: dict[str, int] = {}
+    for sent, received in tail:
+        best, overlap = "", 0.0
+        # stalls that began before this delivery ended and may reach into it
+        i = bisect_left(starts, sent - longest_stall)
+        while i < len(ordered) and ordered[i][0] < received:
+            start, end, cause, _gc = ordered[i]
+            o = min(end, received) - max(start, sent)
+            if o > overlap:
+                best, overlap = cause, o
+            i += 1
+        held[best or "no stall"] = held.get(best or "no stall", 0) + 1
+    by: dict[str, list[float]] = {}
+    for start, end, cause, _gc in ordered:
+        by.setdefault(cause, []).append(end - start)
+    rows = [
+        Cause(c, len(v), sum(v) * 1000, max(v) * 1000, held.get(c, 0) / max(1, len(tail)))
+        for c, v in by.items()
+    ]
+    rows.sort(key=lambda r: -r.total_ms)
+    rows = rows[:n]
+    if "no stall" in held:
+        rows.append(Cause("no stall", 0, 0.0, 0.0, held["no stall"] / max(1, len(tail))))
+    return rows
+
+
+HEADER = (
+    "| what held the loop | stalls | total ms | longest ms | share of the p99 tail |\n"
+    "|---|---|---|---|---|"
+)
+
+
+def table(rows: list[Cause]) -> str:
+    lines = [HEADER]
+    for r in rows:
+        if r.cause == "no stall":
+            lines.append(f"| (no stall over the threshold) | | | | {r.tail_share:.0%} |")
+        else:
+            lines.append(
+                f"| `{r.cause}` | {r.stalls} | {r.total_ms:,.0f} | {r.longest_ms:.0f} "
+                f"| {r.tail_share:.0%} |"
+            )
+    return "\n".join(lines)

@@ -1,0 +1,103 @@
+"""Event-loop stalls (issue 26, `app/stalls.py`): a loop held by code is put down to that
+code's frame, one held by a garbage collection to its generation; with `STALL_MS` the server
+counts them by kind; and the benchmark puts each slow delivery down to the stall that
+overlapped it most."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+
+from fastapi import FastAPI
+
+from app import metrics, stalls
+from app.config import Settings
+from app.main import _stalls
+from benchmarks import stall_report
+
+
+def hold_the_loop(seconds: float) -> None:
+    """Blocks the event loop, as synchronous work on it does."""
+    time.sleep(seconds)
+
+
+async def _until(watch: stalls.StallWatch, n: int) -> None:
+    # the heartbeat closes a stall the first time it runs after it
+    while len(watch.stalls) < n:
+        await asyncio.sleep(watch.tick)
+
+
+async def test_a_loop_held_by_code_is_put_down_to_that_code() -> None:
+    watch = stalls.StallWatch(threshold=0.02)
+    watch.start()
+    try:
+        await asyncio.sleep(0.01)  # the heartbeat has started
+        hold_the_loop(0.15)
+        await asyncio.wait_for(_until(watch, 1), 5)
+    finally:
+        await watch.stop()
+    stall = max(watch.stalls, key=lambda s: s.seconds)
+    assert stall.seconds >= 0.1
+    assert stall.cause == "test_stalls.py:hold_the_loop", stall
+    assert stall.gc_generation == -1
+
+
+async def test_a_loop_held_by_a_full_collection_is_put_down_to_it() -> None:
+    garbage: list[object] = []
+    for _ in range(300_000):  # cycles: only the collector frees them
+        a: list[object] = []
+        a.append(a)
+        garbage.append(a)
+    watch = stalls.StallWatch(threshold=0.005)
+    watch.start()
+    try:
+        await asyncio.sleep(0.01)
+        del garbage
+        frozen = gc.get_freeze_count()
+        gc.unfreeze()  # a test process may have frozen its objects; walk them all
+        try:
+            gc.collect()
+        finally:
+            if frozen:
+                gc.freeze()
+        await asyncio.wait_for(_until(watch, 1), 5)
+    finally:
+        await watch.stop()
+    collected = [s for s in watch.stalls if s.gc_generation == 2]
+    assert collected, watch.stalls
+    assert collected[-1].cause == "gc gen 2"
+    assert collected[-1].gc_seconds * 2 >= collected[-1].seconds
+
+
+async def test_with_stall_ms_the_server_counts_each_stall_by_kind() -> None:
+    application = FastAPI()
+    before = metrics.LOOP_STALL_SECONDS.labels("code")._sum.get()
+    watch = _stalls(application, Settings(stall_ms=20))
+    assert watch is not None and application.state.stalls is watch
+    try:
+        await asyncio.sleep(0.01)
+        hold_the_loop(0.1)
+        await asyncio.wait_for(_until(watch, 1), 5)
+    finally:
+        await watch.stop()
+    assert metrics.LOOP_STALL_SECONDS.labels("code")._sum.get() - before >= 0.08
+    assert _stalls(FastAPI(), Settings()) is None  # off unless asked for
+
+
+def test_each_slow_delivery_is_put_down_to_the_stall_that_overlapped_it_most() -> None:
+    spans: list[stall_report.Span] = [
+        (10.0, 10.08, "gc gen 1", 0.08),
+        (10.05, 10.06, "app/tables/dealing.py:act", 0.0),
+        (20.0, 20.02, "app/tables/dealing.py:act", 0.0),
+    ]
+    tail = [(9.99, 10.1), (10.055, 10.1), (19.995, 20.03), (30.0, 30.05)]
+    rows = {r.cause: r for r in stall_report.causes(spans, tail)}
+    # 9.99-10.1: gc (80 ms) over dealing (10 ms); 10.055-10.1: gc 25 ms, dealing 5 ms
+    assert rows["gc gen 1"].tail_share == 0.5
+    assert rows["app/tables/dealing.py:act"].tail_share == 0.25
+    assert rows["app/tables/dealing.py:act"].stalls == 2
+    assert rows["no stall"].tail_share == 0.25
+    assert round(rows["gc gen 1"].longest_ms) == 80
+    table = stall_report.table(list(rows.values()))
+    assert "| `gc gen 1` | 1 | 80 | 80 | 50% |" in table
