@@ -141,7 +141,10 @@ async def test_reconnect_mid_hand_gets_what_it_missed(live: Live) -> None:
     assert seats[gone_seat]["down"] == mine[:2]
     assert all(s["down"] is None for n, s in seats.items() if n != gone_seat)
     clients[gone_seat] = back
-    ended = await drive(clients, calldown, start=len(clients[0].frames) - 1)
+    # from the turn now waiting (the seat's away and back, R40, may have come after it)
+    frames = clients[0].frames
+    last_turn = max(i for i, f in enumerate(frames) if f.get("type") == "turn")
+    ended = await drive(clients, calldown, start=last_turn)
     assert ended["type"] == "hand_ended"
 
 
