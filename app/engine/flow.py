@@ -54,6 +54,7 @@ class HandFlow:
         "_index",
         "_lead",
         "_legal",
+        "_may_show",
         "_order",
         "_sd_index",
         "_street",
@@ -94,6 +95,7 @@ class HandFlow:
         self._lead: tuple[int | None, int] | None = None  # (aggressor, first actor), R22
         self._order: list[Player] = []
         self._sd_index = 0
+        self._may_show: int | None = None  # the uncalled winner awarded at once (R41)
 
     @property
     def stacks(self) -> dict[int, int]:

@@ -98,7 +98,34 @@ class Hand(HandFlow):
                 self._legal = LegalActions(p.seat, show=True, muck=True)
         return self._legal
 
+    def beyond_forced(self) -> bool:
+        """R42: whether chips beyond the ante and the bring-in are at stake: some player has
+        put more than the ante and the bring-in into this hand (a completion, a bet or a
+        raise, on any street). Until then (third street facing only the bring-in, and a
+        limped pot checked along) nothing but the forced bets is at stake."""
+        forced = self.rules.ante + self.rules.bring_in
+        return any(p.put > forced for p in self.players)
+
     # -- inputs ------------------------------------------------------------------------
+
+    def award_uncontested(self) -> list[Event]:
+        """R41: the uncalled winner (phase UNCONTESTED) is awarded the pot at once, without
+        being asked to show first; they may still show once, after it
+        (`show_after_award`). The hand is over."""
+        if self.phase is not Phase.UNCONTESTED:
+            raise IllegalAction("Nobody has won without being called")
+        mark = len(self.events)
+        self._may_show = self.players[self._index].seat
+        self._settle(showdown=False)
+        return self.events[mark:]
+
+    def show_after_award(self, seat: int) -> list[Event]:
+        """R41: the uncalled winner awarded at once shows their cards (once)."""
+        if self._may_show is None or seat != self._may_show:
+            raise IllegalAction("Only the uncalled winner may show, once, after the pot is won")
+        self._may_show = None
+        self._show(self.by_seat[seat])
+        return self.events[-1:]
 
     def act(self, seat: int, action: Action) -> list[Event]:
         """Apply the action of the seat to act; returns the events it caused."""

@@ -312,6 +312,19 @@ async def reserve_numbers(session: AsyncSession, count: int) -> range:
     return range(after - count, after)
 
 
+async def record_shown(session: AsyncSession, hand_id: str, shown: dict[str, Any]) -> bool:
+    """R41: the uncalled winner showed after the pot was awarded: the show (a `hand_shown`
+    event) joins the hand's finished record, after its end. False (and nothing changes) if
+    the hand is not recorded as finished or holds a show already."""
+    row = await session.get(HandRecord, hand_id, with_for_update=True)
+    if row is None or row.events is None:
+        return False
+    if any(e.get("type") == "hand_shown" for e in row.events):
+        return False
+    row.events = [*row.events, shown]
+    return True
+
+
 async def get_hand(session: AsyncSession, hand_id: str) -> HandRecord | None:
     return await session.get(HandRecord, hand_id)
 

@@ -260,6 +260,8 @@ def replay(row: HandRecord, on_step: Callable[[Hand, int], None] | None = None) 
         first = len(hand.events)
         if kind == "act":
             hand.act(seat, Action(ActionKind(rest[0]), rest[1]))
+        elif kind == "award":  # R41: the uncalled winner paid at once
+            hand.award_uncontested()
         else:
             hand.time_out(seat, all_in_protection=bool(rest[0]))
         if on_step is not None:

@@ -13,14 +13,40 @@ from typing import Any
 from app import metrics
 from app.engine import Action, ActionKind, Hand, IllegalAction, Phase, SeatSpec, commitment
 from app.store.hands import HandFinish, HandStart
-from app.tables import fair, publishing, rotation
+from app.tables import fair, publishing, rotation, seating
 from app.tables import messages as m
 from app.tables.bots import bot_action
-from app.tables.effects import Effects, Freeze, Mail, Outcome, Record, Said, StopClock, TurnClock
+from app.tables.effects import (
+    Effects,
+    Freeze,
+    Mail,
+    Outcome,
+    Record,
+    Said,
+    StopClock,
+    TurnClock,
+    WriteLater,
+)
 from app.tables.errors import TableError
-from app.tables.state import Io, Recording, SeatInfo, TableState, seat_of, stacks_view, user_in
+from app.tables.state import (
+    Io,
+    Recording,
+    SeatInfo,
+    ShowOffer,
+    TableState,
+    seat_of,
+    stacks_view,
+    user_in,
+)
 from app.wire import client as c
-from app.wire.events import DealRevealed, SeatDealRevealed, TimeBank, Turn
+from app.wire.events import (
+    DealRevealed,
+    SeatDealRevealed,
+    ShowOffered,
+    TimeBank,
+    Turn,
+    engine_body,
+)
 
 log = logging.getLogger("app.tables")
 
@@ -62,10 +88,11 @@ def deal(table: TableState, players: Sequence[SeatInfo], number: int, io: Io) ->
     table.recording = Recording(start, deck, ready.master, seeds=ready.seeds)
     for info in players:
         info.posted = False
+        refill_bank(table, info)
     # only what is not secret is written while the hand is live
     out: Effects = [Record(start), Said(fair.committed(hand_id, ready))]
     out += publishing.engine_events(table, hand.events)
-    return out + after_change(table)
+    return out + after_change(table, io)
 
 
 def hand_start(
@@ -110,12 +137,58 @@ def hand_start(
     )
 
 
-def after_change(table: TableState) -> Effects:
+def after_change(table: TableState, io: Io) -> Effects:
     hand = table.hand
     assert hand is not None
+    if hand.phase is Phase.UNCONTESTED:
+        return [StopClock(), *award_uncontested(table, io)]
     if hand.is_over:
         return [StopClock(), *finish_hand(table)]
     return [StopClock(), *start_turn(table)]
+
+
+SHOW_AFTER_MS = 5_000  # how long an uncalled winner may still show (R41)
+
+
+def award_uncontested(table: TableState, io: Io) -> Effects:
+    """R41: the last opponent folded: the pot goes to the winner at once (no "show?" prompt
+    holds it, nor the next hand); they may show for `SHOW_AFTER_MS` after (`show`)."""
+    hand = table.hand
+    assert hand is not None and table.hand_id is not None and hand.to_act is not None
+    seat = hand.to_act
+    awarded = publishing.engine_events(table, hand.award_uncontested())
+    if table.recording is not None:
+        table.recording.inputs.append(["award", seat])
+    table.show_offer = ShowOffer(
+        hand, table.hand_id, seat, user_in(table, seat), io.now() + SHOW_AFTER_MS / 1000
+    )
+    offered = Said(ShowOffered(table.hand_id, seat, SHOW_AFTER_MS))
+    return [*awarded, *finish_hand(table), offered]
+
+
+async def show(table: TableState, ask: m.Ask[c.ShowMsg], io: Io) -> Outcome:
+    """R41: the uncalled winner shows after the award: to everyone, and into the record."""
+    offer = table.show_offer
+    if offer is None or offer.hand_id != ask.msg.hand_id:
+        raise TableError("show_over", "That hand can no longer be shown")
+    if ask.user_id != offer.user_id:
+        raise TableError("not_your_hand", "Only the player who won that hand may show it")
+    if io.now() > offer.until:
+        table.show_offer = None
+        raise TableError("show_over", "That hand can no longer be shown")
+    table.show_offer = None
+    (shown,) = offer.hand.show_after_award(offer.seat)
+    body, _ = engine_body(shown, offer.hand_id)
+    record, store, table_id, hand_id = shown.to_dict(), io.store, table.id, offer.hand_id
+    return Outcome(
+        {"shown": True},
+        [
+            Said(body),
+            WriteLater(
+                f"hand {hand_id} shown", lambda: store.record_shown(table_id, hand_id, record)
+            ),
+        ],
+    )
 
 
 def start_turn(table: TableState) -> Effects:
@@ -167,9 +240,10 @@ async def act(table: TableState, ask: m.Ask[c.ActMsg], io: Io) -> Outcome:
         raise TableError("illegal_action", str(exc)) from None
     if table.recording is not None:
         table.recording.inputs.append(["act", info.seat, kind.value, ask.msg.amount])
+    info.timeouts = 0  # acted in time: R40 counts timeouts in a row
     metrics.acting()
     return Outcome(
-        {"accepted": True}, publishing.engine_events(table, events) + after_change(table)
+        {"accepted": True}, publishing.engine_events(table, events) + after_change(table, io)
     )
 
 
@@ -207,7 +281,7 @@ async def turn_alarm(table: TableState, msg: m.TurnAlarm, io: Io) -> Outcome:
             events = hand.act(msg.seat, Action(ActionKind.BRING_IN, bring_in))
             if table.recording is not None:
                 table.recording.inputs.append(["act", msg.seat, "bring_in", bring_in])
-            return Outcome(None, publishing.engine_events(table, events) + after_change(table))
+            return Outcome(None, publishing.engine_events(table, events) + after_change(table, io))
     return await time_out(table, info, io)
 
 
@@ -232,22 +306,58 @@ async def time_out(table: TableState, info: SeatInfo, io: Io) -> Outcome:
     metrics.timed_out(protect)
     if table.recording is not None:
         table.recording.inputs.append(["timeout", info.seat, protect])
-    return Outcome(None, publishing.engine_events(table, events) + after_change(table))
+    out = publishing.engine_events(table, events) + await sit_out_absent(table, info, io)
+    return Outcome(None, out + after_change(table, io))
+
+
+ABSENT_TIMEOUTS = 2  # timeouts in a row that sit a connected player out (R40)
+
+
+async def sit_out_absent(table: TableState, info: SeatInfo, io: Io) -> Effects:
+    """R40: a player who timed out while away (no socket open), or twice in a row, is sat
+    out from the next hand; the hand being played goes on as R19 says, and the seat frees
+    after `sit_out_limit` hands as any sat-out seat's. Tournaments keep their absent
+    players dealt in (R28); a leaver goes anyway."""
+    if table.directed is not None or info.bot or info.leaving:
+        return []
+    info.timeouts += 1
+    if info.sitting_out or (not info.away and info.timeouts < ABSENT_TIMEOUTS):
+        return []
+    info.sitting_out = True
+    await seating.save_state(table, io)
+    return [publishing.seats_said(table)]
 
 
 def draw_on_bank(table: TableState, info: SeatInfo, turn_id: int, io: Io) -> Effects | None:
-    """R27: a tournament player out of the action clock plays on from their time bank, if
-    any is left (once a turn); its effects if it started running, else None."""
+    """A player out of the action clock plays on from their time bank, if any is left (once
+    a turn): a tournament player's (R27) always, a cash table's (R42) only while chips
+    beyond the ante and the bring-in are at stake. Its effects if it started running, else
+    None (the clock plays: R19)."""
     hand = table.hand
-    if table.directed is None or info.bank_from is not None or info.time_bank_ms <= 0:
+    if info.bank_from is not None or info.time_bank_ms <= 0:
         return None
     if hand is None or hand.phase is not Phase.BETTING:
+        return None
+    if table.directed is None and (table.settings.time_bank == 0 or not hand.beyond_forced()):
         return None
     info.bank_from = io.now()
     return [
         TurnClock(info.time_bank_ms / 1000, m.TurnAlarm(info.seat, turn_id)),
         Said(TimeBank(info.seat, turn_id, info.time_bank_ms)),
     ]
+
+
+def refill_bank(table: TableState, info: SeatInfo) -> None:
+    """R42: a cash table's time bank grows by `time_bank_refill` seconds every
+    `time_bank_every` hands the player is dealt in, never above `time_bank_cap` (a
+    tournament's refills by level: R27)."""
+    s = table.settings
+    if table.directed is not None or s.time_bank == 0:
+        return
+    info.bank_hands += 1
+    if s.time_bank_every and info.bank_hands % s.time_bank_every == 0:
+        cap = max(s.time_bank_cap, s.time_bank) * 1000
+        info.time_bank_ms = min(cap, info.time_bank_ms + s.time_bank_refill * 1000)
 
 
 def spend_bank(info: SeatInfo, io: Io) -> None:

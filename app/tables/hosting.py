@@ -58,6 +58,9 @@ async def apply_settings(table: TableState, new: TableSettings, io: Io) -> Effec
     """New settings, between hands: the host's, a tournament level's, a rotation's next game
     (R45: another game or rotation starts a new step)."""
     await io.store.save_settings(table.id, new)
+    if table.directed is None and new.time_bank != table.settings.time_bank:
+        for info in table.seats.values():  # R42: a new bank size starts every bank afresh
+            info.time_bank_ms = new.time_bank * 1000
     if rotation.changes_step(table.settings, new):
         table.step = Step()
     table.settings = new

@@ -379,6 +379,12 @@ class LedgerTableStore:
             await self.leases.fence(s, finish.start.table_id)
             await hands.record_finished(s, finish)
 
+    async def record_shown(self, table_id: int, hand_id: str, shown: dict[str, Any]) -> None:
+        """R41: a show after the award, added to the hand's finished record."""
+        async with self.db.transaction() as s:
+            await self.leases.fence(s, table_id)
+            await hands.record_shown(s, hand_id, shown)
+
     async def record_many(self, items: list[hands.HandStart | hands.HandFinish]) -> None:
         """Several tables' hand writes in one transaction: every start row in two statements,
         then the finished hands (`hands.record_finished_many`). All or nothing: if one

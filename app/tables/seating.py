@@ -83,6 +83,7 @@ async def sit(table: TableState, ask: m.Ask[c.SitMsg], io: Io) -> Outcome:
         remember(table, key, content, pending.answer)
         return pending
     info = SeatInfo(ask.msg.seat, ask.user_id, ask.name, ask.msg.amount, secrets.token_hex(8))
+    info.time_bank_ms = s.time_bank * 1000  # R42: a cash table's bank, full at the start
     out: Effects = []
     if await buy_in(table, info, key, io, out):
         out += waiting.seated(table, ask.user_id, io)  # R44: the offer taken
@@ -214,6 +215,7 @@ async def sit_in(table: TableState, ask: m.Ask[c.SitInMsg], io: Io) -> Outcome:
         raise TableError("no_chips", "top up before sitting back in")
     info.sitting_out = False
     info.sat_out_hands = 0
+    info.timeouts = 0  # "I'm back" (R40)
     said = publishing.seats_said(table)
     await save_state(table, io)
     return Outcome({"sitting_out": False}, [said, DealNext()])

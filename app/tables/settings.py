@@ -1,4 +1,4 @@
-"""A table's settings (docs/rules.md R1-R4, R19, R22, R25, R45): one model, checked in one place.
+"""A table's settings (docs/rules.md R1-R4, R19, R22, R25, R42, R45): one model, checked once.
 
 Table creation (the lobby) and the host's changes (HTTP and the socket) both go through
 `TableSettings`, with strict types: a whole number is a JSON integer (no `7.5`, no `"8"`,
@@ -75,6 +75,12 @@ class TableSettings(BaseModel):
     bot_delay_ms: Annotated[Millis, Field(ge=MIN_BOT_DELAY_MS, le=60_000)] = 800  # think time
     raise_cap: bool = True  # R16; a tournament lifts it once two players remain (R29)
     open_pair: Literal["r14", "rp10f"] = "r14"  # R14, or TDA's RP-10-F (R30)
+    # R42: a cash table's time bank, in seconds: each player's at the start (0: none), the
+    # refill, every how many hands dealt in (0: never), and the most it holds (0: the start)
+    time_bank: Annotated[int, Field(ge=0, le=600)] = 0
+    time_bank_refill: Annotated[int, Field(ge=0, le=600)] = 0
+    time_bank_every: Annotated[int, Field(ge=0, le=1000)] = 0
+    time_bank_cap: Annotated[int, Field(ge=0, le=600)] = 0
     # a private table's host options: a seat waits for the host's yes (R43); the session
     # ledger shown to every player, not only the host
     seat_approval: bool = False
@@ -101,6 +107,8 @@ class TableSettings(BaseModel):
     @model_validator(mode="after")
     def _game_rules(self) -> TableSettings:
         self.rules()  # the engine's ValueError names the broken rule
+        if self.time_bank_cap and self.time_bank_cap < self.time_bank:
+            raise ValueError("the time bank's cap must be at least its starting seconds")
         if self.max_buy_in is not None and self.max_buy_in < self.min_buy_in:
             raise ValueError(
                 f"the maximum buy-in must be at least the minimum ({money.chips(self.min_buy_in)})"
@@ -186,4 +194,5 @@ CHANGEABLE = frozenset(TableSettings.model_fields) - {"private"}
 EXTRA = (
     "sit_out_limit", "bot_delay_ms", "raise_cap", "open_pair", "seat_approval", "ledger_shared",
     "rotation", "rotation_hands",
+    "time_bank", "time_bank_refill", "time_bank_every", "time_bank_cap",
 )  # fmt: skip

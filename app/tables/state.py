@@ -71,8 +71,11 @@ class SeatInfo:
     sat_out_hands: int = 0
     leaving: bool = False
     top_ups: list[tuple[int, str]] = field(default_factory=list)
-    time_bank_ms: int = 0  # a tournament player's time bank (R27)
+    time_bank_ms: int = 0  # the player's time bank (R27 in tournaments, R42 at cash tables)
     bank_from: float | None = None  # when the time bank began running for this turn
+    bank_hands: int = 0  # hands dealt in since the seat was taken (R42's refill)
+    away: bool = False  # no socket of theirs watches the table (R40)
+    timeouts: int = 0  # turns in a row the clock played for them (R40)
 
     def public(self, stack: int | None = None) -> dict[str, Any]:
         return {
@@ -84,7 +87,21 @@ class SeatInfo:
             "auto_post": self.auto_post,
             "bot": self.bot,
             "leaving": self.leaving,
+            "away": self.away,
+            "time_bank_ms": self.time_bank_ms,
         }
+
+
+@dataclass(slots=True)
+class ShowOffer:
+    """R41: the uncalled winner of a hand awarded at once may still show it, until `until`
+    (the monotonic clock): the finished hand kept for it, and who won it."""
+
+    hand: Hand
+    hand_id: str
+    seat: int
+    user_id: int
+    until: float
 
 
 @dataclass(slots=True)
@@ -226,6 +243,7 @@ class TableState:
     watchers: dict[tuple[int, str], int] = field(default_factory=dict)
     watchers_told: int = 0  # watchers not seated, as last announced
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands the restart cancelled
+    show_offer: ShowOffer | None = None  # the last uncalled winner may still show (R41)
     # R43: seat requests waiting for the host, by request id, oldest first; requests no
     # longer waiting (id -> why), so a late answer is told what became of it
     seat_requests: dict[str, SeatRequest] = field(default_factory=dict)
@@ -295,6 +313,7 @@ __all__ = [
     "Recording",
     "SeatInfo",
     "SeatRequest",
+    "ShowOffer",
     "Step",
     "TableState",
     "WaitingList",

@@ -181,6 +181,7 @@ class Table:
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
             info.sitting_out = s.sitting_out or s.stack <= 0
+            info.time_bank_ms = stored.settings.time_bank * 1000  # R42: full again
             state.seats[s.seat_no] = info
             state.by_user[s.user_id] = s.seat_no
         state.waiting.line = [(u, n) for u, n in stored.waiting if u not in state.by_user]
@@ -470,6 +471,7 @@ class Table:
 
     async def _join(self, msg: m.Join) -> dict[str, Any]:
         joined = await watching.join(self.state, msg, self.io)
+        self.apply(joined.effects)  # back from away (R40)
         return {**joined.answer, "epoch": self.epoch}
 
     async def _resync(self, msg: m.Resync) -> dict[str, Any]:
@@ -627,6 +629,7 @@ _RULES: dict[type, Rule] = {
     c.AutoPostMsg: seating.auto_post,
     c.PostAnteMsg: seating.post_ante,
     c.ActMsg: dealing.act,
+    c.ShowMsg: dealing.show,
     c.SeedMsg: fair.seed,
     c.ChatMsg: watching.chat,
     c.ReportChatMsg: watching.report_chat,

@@ -1,13 +1,16 @@
 """Who watches a table, and its chat: a socket joining and closing, a dead process's sockets
-forgotten, a chat line said. Rules: they take the table's state and a message and return an
-`effects.Outcome` (the actor answers, numbers and publishes)."""
+forgotten, a chat line said, and whether a seated player is here at all (R40: a seat whose
+player has no socket open on any process is away, for everyone to see). Rules: they take the
+table's state and a message and return an `effects.Outcome` (the actor answers, numbers and
+publishes)."""
 
 from __future__ import annotations
 
 import secrets
 
 from app.tables import messages as m
-from app.tables.effects import Outcome, Said
+from app.tables import publishing
+from app.tables.effects import Effects, Outcome, Said
 from app.tables.errors import TableError
 from app.tables.state import ChatLine, Io, TableState
 from app.wire import client as c
@@ -21,7 +24,8 @@ async def join(table: TableState, msg: m.Join, io: Io) -> Outcome:
     watcher = (msg.user_id, msg.via)
     table.watchers[watcher] = table.watchers.get(watcher, 0) + 1
     return Outcome(
-        {"seat": table.by_user.get(msg.user_id), "host": msg.user_id == table.host_user_id}
+        {"seat": table.by_user.get(msg.user_id), "host": msg.user_id == table.host_user_id},
+        presence(table, {msg.user_id}),
     )
 
 
@@ -32,14 +36,34 @@ async def unwatch(table: TableState, msg: m.Unwatch, io: Io) -> Outcome:
         table.watchers[watcher] = left
     else:
         table.watchers.pop(watcher, None)
-    return Outcome()
+    return Outcome(None, presence(table, {msg.user_id}))
 
 
 async def watchers_gone(table: TableState, msg: m.WatchersGone, io: Io) -> Outcome:
     gone = set(msg.via)
+    users = set()
     for watcher in [w for w in table.watchers if w[1] in gone]:
         del table.watchers[watcher]
-    return Outcome()
+        users.add(watcher[0])
+    return Outcome(None, presence(table, users))
+
+
+def presence(table: TableState, users: set[int]) -> Effects:
+    """R40: the seats of `users` are away while none of their sockets, on any process,
+    watches the table, and back as soon as one does; said to all when that changes. A bot
+    has no socket and is never away."""
+    changed = False
+    connected = {user for user, _ in table.watchers}
+    for user in users:
+        seat = table.by_user.get(user)
+        if seat is None or table.seats[seat].bot:
+            continue
+        info = table.seats[seat]
+        away = user not in connected
+        if info.away != away:
+            info.away = away
+            changed = True
+    return [publishing.seats_said(table)] if changed else []
 
 
 REPORT_BEFORE, REPORT_AFTER = 8, 4  # lines around a reported one that go with the report

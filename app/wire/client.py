@@ -167,6 +167,15 @@ class ActMsg(ClientMessage):
     }  # fmt: skip
 
 
+class ShowMsg(ClientMessage):
+    """R41: the uncalled winner shows the hand they won, after the award (`show_offered`
+    says until when); the cards go to everyone and into the hand's record"""
+
+    type: Literal["show"]
+    hand_id: Annotated[str, Field(max_length=HAND_ID_MAX, description="the hand won")]
+    example: ClassVar[dict[str, Any]] = {"type": "show", "hand_id": "c0ffee…"}
+
+
 Hex64 = Annotated[
     str, Field(min_length=64, max_length=64, pattern="^[0-9a-f]{64}$", description="hex")
 ]
@@ -321,8 +330,8 @@ class HostLimitsMsg(ClientMessage):
 # commands then a rule and a line in `app.tables.table`'s map).
 AnyClientMessage = Annotated[
     Ping | ResyncMsg | SitMsg | TopUpMsg | LeaveMsg | SitOutMsg | SitInMsg | AutoPostMsg
-    | PostAnteMsg | ActMsg | SeedMsg | ChatMsg | ReportChatMsg | HostSettingsMsg | HostPauseMsg
-    | HostRemoveMsg | HostBotsMsg | HostMuteMsg | HostCloseMsg | SeatWithdrawMsg
+    | PostAnteMsg | ActMsg | ShowMsg | SeedMsg | ChatMsg | ReportChatMsg | HostSettingsMsg
+    | HostPauseMsg | HostRemoveMsg | HostBotsMsg | HostMuteMsg | HostCloseMsg | SeatWithdrawMsg
     | HostSeatAnswerMsg | HostLimitsMsg | WaitJoinMsg | WaitLeaveMsg,
     Field(discriminator="type"),
 ]  # fmt: skip

@@ -518,6 +518,21 @@ class TimeBank(ServerEvent):
 
 
 @dataclass(slots=True)
+class ShowOffered(ServerEvent):
+    """R41: the uncalled winner was awarded the pot at once; they may still show the hand
+    (`show`) for `ms`, while the next hand comes at its usual pause."""
+
+    type: ClassVar[str] = "show_offered"
+    audience: ClassVar[Audience] = "public"
+    hand_id: str
+    seat: int
+    ms: int = field(metadata=_doc("how long the winner may still show"))
+
+    def body(self) -> dict[str, Any]:
+        return {"type": "show_offered", "hand_id": self.hand_id, "seat": self.seat, "ms": self.ms}
+
+
+@dataclass(slots=True)
 class SeatRequests(ServerEvent):
     """R43: the seat requests waiting for the host's answer, each `{request, user_id, name,
     seat, amount, min_buy_in, max_buy_in}` (the player's limits now): to the host every one,
@@ -558,7 +573,7 @@ class SeatAnswer(ServerEvent):
 TABLE_EVENTS: tuple[type[ServerEvent], ...] = (
     DealCommitted, Turn, DownCards, Seats, TableChanged, Observers, Chat, Left, HandVoided,
     TableResumed, Closed, PostAnteDue, DealRevealed, SeatDealRevealed, PlayerMoved,
-    PlayerFinished, TournamentInfo, TimeBank, SeatRequests, SeatAnswer,
+    PlayerFinished, TournamentInfo, TimeBank, ShowOffered, SeatRequests, SeatAnswer,
     WaitingListChanged, SeatOffered, SeatOfferEnded,
 )  # fmt: skip
 REPLIES: tuple[type[ServerEvent], ...] = (Snapshot, Ok, Error)

@@ -39,6 +39,10 @@ WRONG: dict[str, list[Any]] = {
     "ledger_shared": [1, "true", None],
     "rotation": ["orbits", 1, None, True],
     "rotation_hands": [0, 101, 2.0, "8", True],
+    "time_bank": [-1, 601, 2.5, "30", True],  # R42
+    "time_bank_refill": [-1, 601, 2.5, "5"],
+    "time_bank_every": [-1, 1001, 2.5, "3"],
+    "time_bank_cap": [-1, 601, 2.5, "60"],
 }
 BASE = {"name": "Strict", "small_bet": 100, "ante": 10}
 

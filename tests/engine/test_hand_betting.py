@@ -451,3 +451,16 @@ def test_r19_protected_bring_in_is_all_in_and_the_bring_in_passes_left() -> None
     assert events[:2] == [TimedOut(0, "all_in"), BringInDue(1)]
     assert hand.seat_state(0).all_in and hand.seat_state(0).stack == 995
     assert hand.to_act == 1 and hand.legal_actions().bring_in == 10
+
+
+def test_r42_chips_beyond_the_ante_and_bring_in_are_at_stake_after_a_completion() -> None:
+    hand = table(3, ante=10)
+    assert not hand.beyond_forced()  # the antes alone
+    play(hand, f"{hand.to_act}: bring_in")
+    assert not hand.beyond_forced()  # the bring-in alone
+    legal = hand.legal_actions()
+    play(hand, f"{legal.seat}: call")
+    assert not hand.beyond_forced()  # a limp is the bring-in again
+    legal = hand.legal_actions()
+    play(hand, f"{legal.seat}: complete")
+    assert hand.beyond_forced()

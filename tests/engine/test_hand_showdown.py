@@ -5,6 +5,8 @@ Hands are written in the order dealt: down, down, door, fourth, fifth, sixth, ri
 
 from __future__ import annotations
 
+import pytest
+
 from app.engine import (
     Action,
     ActionKind,
@@ -12,6 +14,7 @@ from app.engine import (
     Hand,
     HandMucked,
     HandShown,
+    IllegalAction,
     Phase,
     PotAwarded,
     RakeTaken,
@@ -315,3 +318,26 @@ def test_r4_a_cap_of_0_means_no_cap() -> None:
     check_down(zero)
     assert zero.rules.rake_cap is None
     assert zero.rake == uncapped.rake == 4  # 10% of 45, rounded down
+
+
+def test_r41_the_uncontested_pot_is_awarded_at_once_and_a_show_may_follow() -> None:
+    hand = table(THREE)
+    play(hand, f"{hand.to_act}: bring_in")
+    while hand.phase is Phase.BETTING:
+        legal = hand.legal_actions()
+        kind = "complete" if legal.complete and legal.seat == 2 else "fold"
+        play(hand, f"{legal.seat}: {kind}")
+    assert hand.phase is Phase.UNCONTESTED
+    with pytest.raises(IllegalAction):
+        hand.show_after_award(2)  # not before the award
+    events = hand.award_uncontested()
+    assert hand.is_over and [type(e).__name__ for e in events][-2:] == ["PotAwarded", "HandEnded"]
+    assert not any(isinstance(e, HandShown | ShowDeclined) for e in hand.events)
+    with pytest.raises(IllegalAction):
+        hand.show_after_award(0)  # only the winner
+    (shown,) = hand.show_after_award(2)
+    assert isinstance(shown, HandShown) and shown.seat == 2 and len(shown.cards) == 3
+    with pytest.raises(IllegalAction):
+        hand.show_after_award(2)  # once
+    with pytest.raises(IllegalAction):
+        hand.award_uncontested()  # the hand is over

@@ -6,6 +6,8 @@ from __future__ import annotations
 from app.fanout import create_fanout
 from app.store.db import Database
 from app.tables import FakeClock
+from app.tables import messages as m
+from app.wire import client as c
 from tests.tables.live import Client, Live, live_server
 from tests.tables.test_ws_play import PAUSE
 
@@ -44,6 +46,10 @@ async def _time_out_hands(
         outcomes += [
             (f["seat"], f["outcome"]) for f in watcher.frames[mark:] if f.get("type") == "timed_out"
         ]
+        for info in list(table.state.seats.values()):  # timed out twice: sat out (R40); back
+            if info.sitting_out and info.stack > 0:
+                back = m.Ask(info.user_id, info.name, "", c.SitInMsg(type="sit_in"))
+                await table.request(back)
     return outcomes
 
 

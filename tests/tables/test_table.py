@@ -10,6 +10,7 @@ from app.store import ledger
 from app.store.db import Database
 from app.tables import FakeClock, Table, TableError, TableManager, TableSettings
 from app.tables import messages as m
+from app.wire import client as c
 from tests import asks
 from tests.store.factories import make_user
 
@@ -96,6 +97,9 @@ async def test_hands_play_out_on_timeouts_and_chips_add_up(
         assert mem == 30_000
         if table.state.hand is None:
             assert led == 30_000
+        for info in list(table.state.seats.values()):  # timed out twice: sat out (R40); back
+            if info.sitting_out and info.stack > 0:
+                await table.request(m.Ask(info.user_id, info.name, "", c.SitInMsg(type="sit_in")))
     assert table.state.hands_played >= 3
 
 

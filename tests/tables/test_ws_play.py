@@ -117,7 +117,7 @@ async def test_players_play_every_variant_to_showdown_and_uncontested(
         assert await chips(live, table_id, users) == (total, total)
     kinds = {f.get("type") for f in watcher.frames}
     assert {"showdown_started", "hand_shown", "pot_awarded", "rake_taken"} <= kinds
-    assert any(f.get("type") == "show_declined" for f in watcher.frames)
+    assert any(f.get("type") == "show_offered" for f in watcher.frames)  # R41
     assert live.table(table_id).state.hands_played == 3
     async with live.db.session() as s:
         assert await ledger.balance(s, ledger.HOUSE) > 0

@@ -141,7 +141,10 @@ async def test_reconnect_mid_hand_gets_what_it_missed(live: Live) -> None:
     assert seats[gone_seat]["down"] == mine[:2]
     assert all(s["down"] is None for n, s in seats.items() if n != gone_seat)
     clients[gone_seat] = back
-    ended = await drive(clients, calldown, start=len(clients[0].frames) - 1)
+    # from the turn now waiting (the seat's away and back, R40, may have come after it)
+    frames = clients[0].frames
+    last_turn = max(i for i, f in enumerate(frames) if f.get("type") == "turn")
+    ended = await drive(clients, calldown, start=last_turn)
     assert ended["type"] == "hand_ended"
 
 
@@ -184,6 +187,9 @@ async def test_r19_timeouts_by_each_policy(live: Live, policy: str) -> None:
         ]
         total = 2 * 100_000
         assert await chips(live, table_id, users) == (total, total)
+        for seat, client in clients.items():  # two timeouts in a row sit out (R40): back
+            if table.state.seats[seat].sitting_out:
+                assert (await client.call({"type": "sit_in"}))["type"] == "ok"
     kinds = [o for _, o in outcomes]
     if policy == "fold":
         assert "all_in" not in kinds and "fold" in kinds

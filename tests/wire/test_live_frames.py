@@ -128,6 +128,9 @@ async def test_every_frame_of_a_played_table_is_in_the_catalog(live: Live) -> No
         await live.settle(table_id, PAUSE)
         await drive(players, policy, mark)
         await live.settle(table_id)
+    # R41: the uncontested winner shows after the award
+    offered = await host.wait(lambda f: f.get("type") == "show_offered")
+    await send.call(players[offered["seat"]], {"type": "show", "hand_id": offered["hand_id"]})
     await players[2].wait(lambda f: f.get("type") == "post_ante_due")
     await send.call(players[2], {"type": "post_ante"})
     await send.call(players[1], {"type": "sit_out"})

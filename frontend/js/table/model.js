@@ -34,6 +34,7 @@ export function emptyState(userId) {
     frozen: false, // a command was refused `table_frozen`: the server's clock stands still
     moved: null, // {to_table, seat}: the tournament's director moved this player (its last move)
     finished: null, // {place, of, prize, tournament_id}: this player's place in the tournament
+    showOffer: null, // {hand_id, until}: this player won uncalled and may still show (R41)
     seatRequests: [], // R43: seat requests waiting for the host (the host's all, a player's own)
     seatAnswer: null, // R43: the last answer to this player's request, {request, seat, approved, reason}
     waiting: { line: [], offered: [] }, // the waiting list (R44): who waits, the seats held
@@ -474,8 +475,14 @@ export function applyEvent(state, ev) {
         log(state, t("log.showdown", { order: ev.order.map(name).join(", ") }), "street");
       }
       break;
+    case "show_offered": // R41: the uncalled winner was paid at once and may still show
+      state.showOffer = ev.seat === mySeat(state) ? { hand_id: ev.hand_id, until: performance.now() + ev.ms } : null;
+      break;
     case "hand_shown":
-      if (p) {
+      if (state.showOffer?.hand_id === ev.hand_id) state.showOffer = null;
+      if (hand && ev.hand_id && ev.hand_id !== hand.hand_id) {
+        log(state, showLine(name(ev.seat), ev.cards, ev.high, ev.low), "show", ev.seat); // shown after the award, the next hand dealt
+      } else if (p) {
         p.shown = true;
         p.down = ev.cards.filter((c) => !p.up.includes(c));
         p.down_count = p.down.length;

@@ -280,7 +280,7 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       const buttons = [];
       const directed = !!table.tournament; // the director seats, the clock plays (R28)
       if (info && !state.closed && !directed) {
-        if (info.sitting_out) buttons.push(btn(t("table.sit_in"), "sit-in", () => command({ type: "sit_in" })));
+        if (info.sitting_out) buttons.push(btn(t("table.im_back"), "sit-in", () => command({ type: "sit_in" })));
         else buttons.push(btn(t("table.sit_out"), "sit-out", () => command({ type: "sit_out" })));
         if (state.postAnteDue) buttons.push(btn(t("table.post_ante"), "post-ante", () => command({ type: "post_ante" }).then(() => (state.postAnteDue = false))));
         buttons.push(
@@ -494,8 +494,9 @@ export async function tablePage(root, tableId, user, { onLeave }) {
     const legal = myLegal(state);
     const hand = state.hand;
     const seat = mySeat(state);
+    const showable = !!state.showOffer && performance.now() < state.showOffer.until;
     const pre = legal ? [] : offered(state, chosen);
-    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused, !!state.table?.tournament, pre, chosen]);
+    const key = JSON.stringify([legal, hand?.turn_id, hand?.to_act, pending, seat, state.closed, hand?.over, status === "open", !!state.table?.paused, !!state.table?.tournament, pre, chosen, showable]);
     actionBar.dataset.turn = legal ? String(hand.turn_id) : "";
     keyed(actionMain, key, () => {
       if (state.closed) return h("p.waiting", t("table.closed"));
@@ -512,6 +513,12 @@ export async function tablePage(root, tableId, user, { onLeave }) {
       if (hand && !hand.over && hand.to_act !== null) {
         const waiting = h("p.waiting", t("table.waiting_for", { name: seatName(state, hand.to_act) }), " ", h("span.countdown", { role: "timer" }));
         return pre.length ? [waiting, preButtons(pre)] : waiting;
+      }
+      const offer = state.showOffer; // R41: the pot is won; showing stays open a few seconds
+      if (offer && performance.now() < offer.until) {
+        setTimeout(schedule, offer.until - performance.now() + 50);
+        const show = () => command({ type: "show", hand_id: offer.hand_id }).finally(() => ((state.showOffer = null), schedule()));
+        return h("p.waiting", t("table.next_soon"), " ", h("button.btn.small", { type: "button", dataset: { cmd: "show-after" }, onclick: show }, t("table.show_after")));
       }
       if (hand && hand.over) return h("p.waiting", state.table?.paused ? t("table.paused") : t("table.next_soon"));
       return h("p.waiting", t("table.waiting_next"));

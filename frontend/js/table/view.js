@@ -71,6 +71,7 @@ function seatView(state, seat, ctx) {
   if (info?.bot && !/^bot\b/i.test(name)) flags.push(h("span.badge", t("badge.bot")));
   if (state.table?.host_user_id && info?.user_id === state.table.host_user_id) flags.push(h("span.badge.host", t("badge.host")));
   const status = [];
+  if (info?.away) status.push(t("status.away")); // R40: no socket of theirs is open
   if (info?.sitting_out) status.push(t("status.sitting_out"));
   if (info?.leaving) status.push(t("status.leaving"));
   if (p?.all_in && !p.folded) status.push(t("status.all_in"));
@@ -87,7 +88,7 @@ function seatView(state, seat, ctx) {
       const made = named.length ? h("div.made", named.map((text) => h("span", { title: text }, text))) : null;
       const label = [me ? t("seat.you") : null, name, t("seat.number", { n: seat + 1 }), chips(stack), ...status, acting ? t("seat.to_act") : null].filter(Boolean).join(", ");
       return h(
-        `div.seat-box${acting ? ".acting" : ""}${me ? ".mine" : ""}${p?.folded ? ".folded" : ""}${winner ? ".winner" : ""}${info?.sitting_out ? ".out" : ""}`,
+        `div.seat-box${acting ? ".acting" : ""}${me ? ".mine" : ""}${p?.folded ? ".folded" : ""}${winner ? ".winner" : ""}${info?.sitting_out ? ".out" : ""}${info?.away ? ".away" : ""}`,
         { role: "group", "aria-label": label, dataset: { seat, name } },
         // on a phone the hand's name lies over its own cards (as PokerStars shows it): below
         // the plate it covered the seat under it, and pushed the viewer's cards into its
