@@ -17,7 +17,7 @@ from app.tables.errors import TableError
 from app.tables.lifecycle import Hold, Lifecycle
 from app.tables.seating import DRAIN_WAIT
 from app.tables.settings import TableSettings
-from app.tables.state import Io, SeatInfo, Step, TableState, host_only, in_hand
+from app.tables.state import Io, SeatInfo, SeatRequest, Step, TableState, host_only, in_hand
 from app.wire import client as c
 from app.wire.events import Closed
 
@@ -204,6 +204,14 @@ async def host_seat_answer(table: TableState, ask: m.Ask[c.HostSeatAnswerMsg], i
     gives (their balance fell meanwhile) ends the request, and both are told why."""
     host_only(table, ask.user_id)
     req = approval.waiting(table, ask.msg.request)
+    outcome = await _seat_answer(table, ask, io, req)
+    log = logged(table, ask, io, req.user_id, seat=req.seat, approve=ask.msg.approve)
+    return Outcome(outcome.answer, [*outcome.effects, log])
+
+
+async def _seat_answer(
+    table: TableState, ask: m.Ask[c.HostSeatAnswerMsg], io: Io, req: SeatRequest
+) -> Outcome:
     if not ask.msg.approve:
         return Outcome({"approved": False}, approval.gone(table, req, "declined"))
     if table.closing or table.closed:
@@ -251,4 +259,5 @@ async def host_limits(table: TableState, ask: m.Ask[c.HostLimitsMsg], io: Io) ->
     await seating.save_state(table, io)
     low_now, high_now = approval.limits_for(table, user)
     answer = {"user_id": user, "min_buy_in": low_now, "max_buy_in": high_now}
-    return Outcome(answer, approval.requests_said(table))
+    log = logged(table, ask, io, user, min_buy_in=low, max_buy_in=high)
+    return Outcome(answer, [*approval.requests_said(table), log])

@@ -13,10 +13,11 @@ import pytest
 from sqlalchemy import select
 
 from app.fanout import BaseFanout
-from app.store import accounts
+from app.store import accounts, moderation
 from app.store.db import Database
 from app.store.models import LedgerTransaction, PokerTable, TxKind
 from app.tables import FakeClock
+from app.tables import messages as m
 from tests.tables.live import Client, Frame, Live, live_server
 from tests.tables.test_extras import BALANCE, ledger_ok
 
@@ -139,6 +140,13 @@ async def test_r43_a_seat_waits_for_the_hosts_yes_and_the_buy_in_moves_only_then
     assert answered(await anna.call(sit(2, 2000, "a1"))) == {"seat": 2, "stack": 2000}
     assert len(await buy_ins(live, stage.table_id)) == 1
     await ledger_ok(live)
+    # the host's answer is a line of the moderation log (issue 25), naming whom it seated
+    await live.table(stage.table_id).request(m.Sync())
+    async with live.db.session() as s:
+        lines = await moderation.read_log(s, target=anna_id)
+    assert [(x["action"], x["detail"]) for x in lines] == [
+        ("host_seat_answer", {"seat": 2, "approve": True})
+    ]
 
 
 async def test_r43_declined_and_withdrawn_requests_change_nothing(live: Live) -> None:
