@@ -47,6 +47,13 @@ class Stall:
     samples: dict[str, int] = field(default_factory=dict)  # sampled frame -> count
 
     @property
+    def others(self) -> str:
+        """The other threads' most sampled frame (`thread/module.py:function`) while the
+        loop stalled: who may have held the interpreter."""
+        other = {k[6:]: n for k, n in self.samples.items() if k.startswith("other:")}
+        return max(other, key=lambda k: other[k]) if other else ""
+
+    @property
     def seconds(self) -> float:
         return self.end - self.start
 
@@ -106,6 +113,7 @@ class StallWatch:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._loop_thread = 0
+        self._me = 0  # the watchdog's own thread
 
     # -- the loop's side -----------------------------------------------------------------
 
@@ -173,26 +181,41 @@ class StallWatch:
 
     def _watch(self) -> None:
         monotonic, wait = time.monotonic, self._stop.wait
+        self._me = threading.get_ident()
+        names: dict[int, str] = {}
         while not wait(self.sample_every):
+            if len(names) != threading.active_count():
+                names = {t.ident: t.name for t in threading.enumerate() if t.ident is not None}
             if monotonic() - self._due <= self.threshold / 2:
                 continue
-            frame = sys._current_frames().get(self._loop_thread)
+            frames = sys._current_frames()
+            frame = frames.get(self._loop_thread)
             if frame is None:
                 continue
             ours, inner = _where(frame)
+            # the other threads too: the loop thread is sampled only when it lets go of the
+            # interpreter, so a stall of waiting to get it back shows its holder only here
+            others = [
+                f"{names.get(ident, ident)}/{_where(f)[1]}"
+                for ident, f in frames.items()
+                if ident not in (self._loop_thread, self._me)
+            ]
             with self._lock:
                 if ours:
                     self._samples["ours:" + ours] += 1
                 if inner:
                     self._samples["inner:" + inner] += 1
+                for other in others:
+                    self._samples["other:" + other] += 1
 
 
 def log_stall(stall: Stall) -> None:
     log.warning(
-        "event loop stalled %.0f ms: %s (gc %.0f ms)",
+        "event loop stalled %.0f ms: %s (gc %.0f ms; other threads: %s)",
         stall.seconds * 1000,
         stall.cause,
         stall.gc_seconds * 1000,
+        stall.others or "none seen",
     )
 
 

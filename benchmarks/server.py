@@ -137,7 +137,11 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
 
     def dump(_signum: int, _frame: Any) -> None:
         watch = getattr(application.state, "stalls", None)
-        spans = [(s.start, s.end, s.cause, s.gc_seconds) for s in watch.stalls] if watch else []
+        spans = (
+            [(s.start, s.end, s.cause, s.gc_seconds, s.others) for s in watch.stalls]
+            if watch
+            else []
+        )
         tmp = record.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps((gc_ends, gc_seconds, spans)))
         tmp.rename(record)

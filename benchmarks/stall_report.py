@@ -5,9 +5,11 @@ tail) down to the stall that overlapped it most, and this writes the table of ca
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
 
-Span = tuple[float, float, str, float]  # start, end (monotonic s), cause, seconds in gc
+# start, end (monotonic s), cause, seconds in gc, the other threads' most sampled frame
+Span = tuple[float, float, str, float, str]
 
 
 @dataclass
@@ -17,6 +19,7 @@ class Cause:
     total_ms: float
     longest_ms: float
     tail_share: float  # of the deliveries at or above the p99, the share this cause held
+    others: str = ""  # what the process's other threads were seen running in those stalls
 
 
 def causes(stalls: list[Span], tail: list[tuple[float, float]], n: int = 10) -> list[Cause]:
@@ -31,17 +34,27 @@ def causes(stalls: list[Span], tail: list[tuple[float, float]], n: int = 10) -> 
         # stalls that began before this delivery ended and may reach into it
         i = bisect_left(starts, sent - longest_stall)
         while i < len(ordered) and ordered[i][0] < received:
-            start, end, cause, _gc = ordered[i]
+            start, end, cause = ordered[i][:3]
             o = min(end, received) - max(start, sent)
             if o > overlap:
                 best, overlap = cause, o
             i += 1
         held[best or "no stall"] = held.get(best or "no stall", 0) + 1
     by: dict[str, list[float]] = {}
-    for start, end, cause, _gc in ordered:
+    seen: dict[str, Counter[str]] = {}
+    for start, end, cause, _gc, others in ordered:
         by.setdefault(cause, []).append(end - start)
+        if others:
+            seen.setdefault(cause, Counter())[others] += 1
     rows = [
-        Cause(c, len(v), sum(v) * 1000, max(v) * 1000, held.get(c, 0) / max(1, len(tail)))
+        Cause(
+            c,
+            len(v),
+            sum(v) * 1000,
+            max(v) * 1000,
+            held.get(c, 0) / max(1, len(tail)),
+            seen[c].most_common(1)[0][0] if c in seen else "",
+        )
         for c, v in by.items()
     ]
     rows.sort(key=lambda r: -r.total_ms)
@@ -52,8 +65,9 @@ def causes(stalls: list[Span], tail: list[tuple[float, float]], n: int = 10) -> 
 
 
 HEADER = (
-    "| what held the loop | stalls | total ms | longest ms | share of the p99 tail |\n"
-    "|---|---|---|---|---|"
+    "| what held the loop | stalls | total ms | longest ms | share of the p99 tail "
+    "| other threads then |\n"
+    "|---|---|---|---|---|---|"
 )
 
 
@@ -61,10 +75,10 @@ def table(rows: list[Cause]) -> str:
     lines = [HEADER]
     for r in rows:
         if r.cause == "no stall":
-            lines.append(f"| (no stall over the threshold) | | | | {r.tail_share:.0%} |")
+            lines.append(f"| (no stall over the threshold) | | | | {r.tail_share:.0%} | |")
         else:
             lines.append(
                 f"| `{r.cause}` | {r.stalls} | {r.total_ms:,.0f} | {r.longest_ms:.0f} "
-                f"| {r.tail_share:.0%} |"
+                f"| {r.tail_share:.0%} | {f'`{r.others}`' if r.others else ''} |"
             )
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import time
 
 from fastapi import FastAPI
@@ -41,6 +42,29 @@ async def test_a_loop_held_by_code_is_put_down_to_that_code() -> None:
     assert stall.seconds >= 0.1
     assert stall.cause == "test_stalls.py:hold_the_loop", stall
     assert stall.gc_generation == -1
+
+
+async def test_a_stall_names_what_the_other_threads_were_running() -> None:
+    stop = [False]
+
+    def spin() -> None:  # holds the interpreter but at each switch interval
+        n = 0
+        while not stop[0]:
+            n += 1
+
+    busy = threading.Thread(target=spin, name="busy")
+    watch = stalls.StallWatch(threshold=0.02)
+    watch.start()
+    busy.start()
+    try:
+        await asyncio.sleep(0.01)
+        hold_the_loop(0.15)
+        await asyncio.wait_for(_until(watch, 1), 5)
+    finally:
+        stop[0] = True
+        busy.join()
+        await watch.stop()
+    assert "busy/test_stalls.py:spin" in {s.others for s in watch.stalls}, watch.stalls
 
 
 async def test_a_loop_held_by_a_full_collection_is_put_down_to_it() -> None:
@@ -87,9 +111,9 @@ async def test_with_stall_ms_the_server_counts_each_stall_by_kind() -> None:
 
 def test_each_slow_delivery_is_put_down_to_the_stall_that_overlapped_it_most() -> None:
     spans: list[stall_report.Span] = [
-        (10.0, 10.08, "gc gen 1", 0.08),
-        (10.05, 10.06, "app/tables/dealing.py:act", 0.0),
-        (20.0, 20.02, "app/tables/dealing.py:act", 0.0),
+        (10.0, 10.08, "gc gen 1", 0.08, ""),
+        (10.05, 10.06, "app/tables/dealing.py:act", 0.0, "writer/sqlite3:commit"),
+        (20.0, 20.02, "app/tables/dealing.py:act", 0.0, "writer/sqlite3:commit"),
     ]
     tail = [(9.99, 10.1), (10.055, 10.1), (19.995, 20.03), (30.0, 30.05)]
     rows = {r.cause: r for r in stall_report.causes(spans, tail)}
@@ -100,4 +124,5 @@ def test_each_slow_delivery_is_put_down_to_the_stall_that_overlapped_it_most() -
     assert rows["no stall"].tail_share == 0.25
     assert round(rows["gc gen 1"].longest_ms) == 80
     table = stall_report.table(list(rows.values()))
-    assert "| `gc gen 1` | 1 | 80 | 80 | 50% |" in table
+    assert "| `gc gen 1` | 1 | 80 | 80 | 50% |  |" in table
+    assert rows["app/tables/dealing.py:act"].others == "writer/sqlite3:commit"
