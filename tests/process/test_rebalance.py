@@ -72,7 +72,8 @@ async def test_a_process_that_comes_back_runs_its_share_and_no_hand_is_voided(
     pg_server: PgServer,
     redis_url: str,  # noqa: F811
 ) -> None:
-    async with cluster(tmp_path, pg_server, redis_url, each={i: BOTS for i in range(3)}) as c:
+    on = {**BOTS, "REBALANCE_STEP": "2"}  # a round each heartbeat, as in production
+    async with cluster(tmp_path, pg_server, redis_url, each={i: on for i in range(3)}) as c:
         _, token = await c.user(0, "ann")
         tables = await bot_tables(c, token, [0, 0, 0, 1, 1, 1, 2, 2, 2])
         began = utcnow()
