@@ -354,11 +354,7 @@ def test_the_first_hand_is_hand_1_at_this_table_and_names_survive_reloads(
         other = Player(f"opa{secrets.token_hex(3)}", contexts[2].new_page(), shots_dir)
         register(other, server_url)
         create_table(other.page, name="Earlier")
-        # the turns wait for the checks and the reload, however slow the machine (no timeout)
-        players = seated(
-            contexts[:2], ("jan", "kit"), (0, 3), server_url, shots_dir, name="New",
-            action_timer_ms=300_000,
-        )  # fmt: skip
+        players = seated(contexts[:2], ("jan", "kit"), (0, 3), server_url, shots_dir, name="New")
         stay, leaver = players
         game = Game(players)
         turn = game.next_hand(None)
