@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import secrets
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
-from app.config import get_settings
+from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store import processes
 from app.store.db import Database
@@ -126,11 +128,11 @@ class NoTables:
         return False
 
 
-async def _move(table_id: int, to: str | None, seconds: float) -> int:
-    settings = get_settings()
-    if settings.fanout_url.startswith("memory://"):
-        print("moving a table needs several processes: set REDIS_URL", file=sys.stderr)
-        return EXIT_REFUSED
+@contextlib.asynccontextmanager
+async def _asking(
+    settings: Settings, seconds: float
+) -> AsyncIterator[tuple[Directory, TableRouter]]:
+    """A router that asks the server processes (no tables of its own), closed after."""
     db = Database(settings.effective_database_url)
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
     directory = Directory(db, lease_seconds=settings.lease_seconds)
@@ -139,40 +141,50 @@ async def _move(table_id: int, to: str | None, seconds: float) -> int:
     )
     try:
         await router.start()
-        where = await directory.whereabouts(table_id)
-        if not where.open or where.owner is None:
-            print(f"table {table_id} is not running anywhere now", file=sys.stderr)
-            return EXIT_REFUSED
-        args = {"table": table_id, "to": to, "seconds": seconds}
-        answer = await router.ask_process(where.owner, "move", args)
-        if not answer["moved"]:
-            print(
-                f"table {table_id}: its hand did not end in {seconds} s; "
-                f"it plays on at {where.owner}",
-                file=sys.stderr,
-            )
-            return EXIT_REFUSED
-        target = answer["target"]
-        # what the leases say, not what was hoped: a table nobody took is claimed by a
-        # heartbeat within a lease time
-        owner = await _claimed(directory, table_id, settings.lease_seconds * 2)
-        if owner == target:
-            print(f"table {table_id} moved from {where.owner} to {target}")
-            return EXIT_OK
-        said = f"runs on {owner}" if owner else "is not claimed by any process yet"
-        again = " again" if owner == where.owner else ""
-        print(
-            f"table {table_id} did not move to {target} (it did not take it); it {said}{again}",
-            file=sys.stderr,
-        )
-        return EXIT_ELSEWHERE
-    except TableError as exc:
-        print(f"table {table_id}: {exc.message} ({exc.code})", file=sys.stderr)
-        return EXIT_REFUSED
+        yield directory, router
     finally:
         await router.stop()
         await fanout.close()
         await db.dispose()
+
+
+async def _move(table_id: int, to: str | None, seconds: float) -> int:
+    settings = get_settings()
+    if settings.fanout_url.startswith("memory://"):
+        print("moving a table needs several processes: set REDIS_URL", file=sys.stderr)
+        return EXIT_REFUSED
+    async with _asking(settings, seconds) as (directory, router):
+        try:
+            where = await directory.whereabouts(table_id)
+            if not where.open or where.owner is None:
+                print(f"table {table_id} is not running anywhere now", file=sys.stderr)
+                return EXIT_REFUSED
+            args = {"table": table_id, "to": to, "seconds": seconds}
+            answer = await router.ask_process(where.owner, "move", args)
+            if not answer["moved"]:
+                print(
+                    f"table {table_id}: its hand did not end in {seconds} s; "
+                    f"it plays on at {where.owner}",
+                    file=sys.stderr,
+                )
+                return EXIT_REFUSED
+            target = answer["target"]
+            # what the leases say, not what was hoped: a table nobody took is claimed by a
+            # heartbeat within a lease time
+            owner = await _claimed(directory, table_id, settings.lease_seconds * 2)
+            if owner == target:
+                print(f"table {table_id} moved from {where.owner} to {target}")
+                return EXIT_OK
+            said = f"runs on {owner}" if owner else "is not claimed by any process yet"
+            again = " again" if owner == where.owner else ""
+            print(
+                f"table {table_id} did not move to {target} (it did not take it); it {said}{again}",
+                file=sys.stderr,
+            )
+            return EXIT_ELSEWHERE
+        except TableError as exc:
+            print(f"table {table_id}: {exc.message} ({exc.code})", file=sys.stderr)
+            return EXIT_REFUSED
 
 
 async def _balance(seconds: float) -> int:
@@ -182,42 +194,32 @@ async def _balance(seconds: float) -> int:
     if settings.fanout_url.startswith("memory://"):
         print("balancing tables needs several processes: set REDIS_URL", file=sys.stderr)
         return EXIT_REFUSED
-    db = Database(settings.effective_database_url)
-    fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
-    directory = Directory(db, lease_seconds=settings.lease_seconds)
-    router = TableRouter(
-        NoTables(), fanout, me=secrets.token_hex(16), directory=directory, timeout=seconds + 10
-    )
-    try:
-        await router.start()
-        while True:
-            loads = await directory.loads()
-            shed = plan(
-                loads,
-                now=utcnow(),
-                hold_down=0.0,
-                minimum_margin=settings.rebalance_margin,
-                step=len(loads) * max((ld.tables for ld in loads), default=0),
-            )
-            if shed is None:
-                counts = ", ".join(f"{ld.process} {ld.tables}" for ld in loads)
-                print(f"balanced: {counts or 'no live process'}")
-                return EXIT_OK
-            args = {"seconds": seconds, "step": len(shed.targets)}
-            moves = await router.ask_process(shed.source, "balance", args)
-            for move in moves:
-                print(f"table {move['table']} moved from {move['from']} to {move['to']}")
-            if not moves:
-                print(
-                    f"{shed.source} moved nothing (its hands did not end in {seconds} s, or "
-                    "the processes below their share are full or silent)",
-                    file=sys.stderr,
+    async with _asking(settings, seconds) as (directory, router):
+        try:
+            while True:
+                loads = await directory.loads()
+                shed = plan(
+                    loads,
+                    now=utcnow(),
+                    hold_down=0.0,
+                    minimum_margin=settings.rebalance_margin,
+                    step=len(loads) * max((ld.tables for ld in loads), default=0),
                 )
-                return EXIT_REFUSED
-    except TableError as exc:
-        print(f"balancing: {exc.message} ({exc.code})", file=sys.stderr)
-        return EXIT_REFUSED
-    finally:
-        await router.stop()
-        await fanout.close()
-        await db.dispose()
+                if shed is None:
+                    counts = ", ".join(f"{ld.process} {ld.tables}" for ld in loads)
+                    print(f"balanced: {counts or 'no live process'}")
+                    return EXIT_OK
+                args = {"seconds": seconds, "step": len(shed.targets)}
+                moves = await router.ask_process(shed.source, "balance", args)
+                for move in moves:
+                    print(f"table {move['table']} moved from {move['from']} to {move['to']}")
+                if not moves:
+                    print(
+                        f"{shed.source} moved nothing (its hands did not end in {seconds} s, or "
+                        "the processes below their share are full or silent)",
+                        file=sys.stderr,
+                    )
+                    return EXIT_REFUSED
+        except TableError as exc:
+            print(f"balancing: {exc.message} ({exc.code})", file=sys.stderr)
+            return EXIT_REFUSED
