@@ -22,8 +22,13 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import unavailable
+
+# CI runs three workers (browsers and servers among them) on two cores: a page may take
+# longer than Playwright's 5 s to show what a click caused; a real failure still fails
+expect.set_options(timeout=15_000)
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = [
