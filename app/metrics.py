@@ -409,3 +409,5 @@ def routed() -> float:
     """A command goes to the process running its table: its clock starts."""
     ROUTED.inc()
     return time.perf_counter()
+for _kind in ("gc", "code"):
+    LOOP_STALL_SECONDS.labels(_kind)
