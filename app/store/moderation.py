@@ -38,6 +38,19 @@ OPERATOR = "operator"
 PLAYER = "player"
 ROLES = (PLAYER, OPERATOR)
 FOREVER = datetime(9999, 12, 31, tzinfo=UTC)  # a mute for good
+# what an operator (or the command line) does; a host's commands are logged by their
+# message's type (`host_…`); the admin page names each in its language
+OPERATOR_ACTIONS = (
+    "grant",
+    "revoke",
+    "ban",
+    "unban",
+    "mute",
+    "unmute",
+    "adjust",
+    "close_table",
+    "move_table",
+)
 COMMAND_LINE = "command line"  # the actor of what `python -m app admin` does
 REASON_MAX = 500
 
@@ -78,6 +91,8 @@ async def record(
     detail: dict[str, Any] | None = None,
 ) -> ModerationEntry:
     """Append one line to the moderation log (in the caller's transaction)."""
+    if action not in OPERATOR_ACTIONS and not action.startswith("host_"):
+        raise ValueError(f"no such moderation action: {action!r}")
     entry = ModerationEntry(
         at=utcnow(),
         actor_user_id=actor.user_id,
@@ -296,6 +311,7 @@ def entry_line(e: ModerationEntry, names: dict[int, str]) -> dict[str, Any]:
         "id": e.id,
         "at": e.at.isoformat(),
         "actor": e.actor,
+        "actor_id": e.actor_user_id,  # None: the command line (its name said in each language)
         "action": e.action,
         "target": None if e.target_user_id is None else names.get(e.target_user_id, ""),
         "target_id": e.target_user_id,

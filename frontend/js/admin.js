@@ -4,9 +4,11 @@
 
 import { get, post } from "./api.js";
 import { chips, clear, h, toast, toCents } from "./dom.js";
-import { DATE, language, t } from "./i18n.js";
+import { DATE, has, language, t } from "./i18n.js";
 
 const when = (iso) => (iso ? new Date(iso).toLocaleString(language(), DATE) : "");
+// a posting kind or a logged action in the page's language (one the catalogue lacks: as stored)
+const named = (prefix, value) => (has(`${prefix}.${value}`) ? t(`${prefix}.${value}`) : value);
 
 function table(heads, rows) {
   return h("table", h("thead", h("tr", heads.map((x) => h("th", x)))), h("tbody", rows.map((r) => h("tr", r.map((c) => h("td", c))))));
@@ -100,7 +102,7 @@ export async function adminPage(root) {
         },
       ),
       h("h3", t("admin.ledger")),
-      table([t("admin.when"), t("admin.kind"), t("admin.amount"), t("admin.memo")], p.ledger.map((e) => [when(e.at), e.kind, chips(e.amount), e.memo])),
+      table([t("admin.when"), t("admin.kind"), t("admin.amount"), t("admin.memo")], p.ledger.map((e) => [when(e.at), named("admin.kind", e.kind), chips(e.amount), e.memo])),
       h("h3", t("admin.sessions")),
       table([t("admin.opened"), t("admin.expires"), t("admin.live")], p.sessions.map((s) => [when(s.created_at), when(s.expires_at), s.live ? "✓" : "—"])),
       h("h3", t("admin.tables")),
@@ -115,7 +117,7 @@ export async function adminPage(root) {
   function logTable(lines) {
     return table(
       [t("admin.when"), t("admin.who"), t("admin.what"), t("admin.whom"), t("admin.table"), t("admin.why")],
-      lines.map((l) => [when(l.at), l.actor, l.action, l.target || "", l.table === null ? "" : `#${l.table}`, l.reason]),
+      lines.map((l) => [when(l.at), l.actor_id === null ? t("admin.command_line") : l.actor, named("admin.action", l.action), l.target || "", l.table === null ? "" : `#${l.table}`, l.reason]),
     );
   }
 

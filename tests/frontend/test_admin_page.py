@@ -4,6 +4,7 @@ operator is made by `python -m app admin grant`, as the README says (no page mak
 
 from __future__ import annotations
 
+import re
 import secrets
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.frontend.catalogue import TEXTS_JS, marked, unmarked
 from tests.frontend.conftest import ROOT, Mailbox, server_env, serving
 from tests.frontend.players import Player
 from tests.frontend.table_kit import create_table, open_table, register
@@ -36,6 +38,24 @@ def chat(page: Page, text: str) -> None:
     expect(page.locator("ol.chat li", has_text=text)).to_be_visible()
 
 
+def grant(player: Player, data: Path, url: str, mailbox: Mailbox) -> None:
+    """`python -m app admin grant NAME` on the server's database, as the README says."""
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "admin", "grant", player.name],
+        cwd=ROOT,
+        env=server_env(data, url, mailbox),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def stamps_of(cells: list[str]) -> list[str]:
+    """The cells that are a date and time (data, written in the page's language)."""
+    return [cell for cell in cells if re.search(r"\d:\d\d", cell)]
+
+
 def test_a_reported_line_reaches_the_admin_page(
     site: tuple[str, Path], browser: Browser, shots_dir: Path, mailbox: Mailbox
 ) -> None:
@@ -49,15 +69,7 @@ def test_a_reported_line_reaches_the_admin_page(
         )
         for player in (ann, bob, olga):
             register(player, url)
-        done = subprocess.run(
-            [sys.executable, "-m", "app", "admin", "grant", olga.name],
-            cwd=ROOT,
-            env=server_env(data, url, mailbox),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+        grant(olga, data, url, mailbox)
         # a player's page: the admin page refuses them, and no link leads there
         ann.page.goto(url + "/admin")
         expect(ann.page.locator(".admin .refused")).to_have_text("Only an operator may do that")
@@ -98,6 +110,49 @@ def test_a_reported_line_reaches_the_admin_page(
         expect(olga.page.locator("#admin-player table").last).to_contain_text("mute")
         for player in (ann, bob, olga):
             assert player.errors == []
+    finally:
+        for ctx in contexts:
+            ctx.close()
+
+
+def test_the_admin_page_shows_no_text_that_is_not_in_the_catalogue(
+    site: tuple[str, Path], browser: Browser, shots_dir: Path, mailbox: Mailbox
+) -> None:
+    """The operators' page, its search and a player's page, under a marked catalogue (as
+    tests/frontend/test_languages.py walks the players' pages)."""
+    url, data = site
+    tag = secrets.token_hex(3)
+    contexts = [browser.new_context() for _ in range(2)]
+    contexts[0].route("**/static/i18n/*.json", marked)
+    try:
+        olga, pia = (
+            Player(f"{name}{tag}", ctx.new_page(), shots_dir)
+            for name, ctx in zip(("olga", "pia"), contexts, strict=True)
+        )
+        for player in (olga, pia):
+            register(player, url)
+        grant(olga, data, url, mailbox)
+        page = olga.page
+        page.goto(url + "/admin")
+        search = page.locator("#admin-search")
+        expect(search).to_be_visible()
+        seen = {"admin": page.evaluate(TEXTS_JS)}
+        search.locator('input[name="q"]').fill(pia.name)
+        search.locator("button[type=submit]").click()
+        page.locator("#admin-found").get_by_role("button", name=pia.name).click()
+        expect(page.locator("#admin-player h2")).to_have_text(pia.name)
+        expect(page.locator("#admin-player table").first).to_be_visible()
+        seen["a player"] = page.evaluate(TEXTS_JS)
+        cells = page.evaluate(
+            "() => [...document.querySelectorAll('#admin-player td')].map((td) => td.textContent)"
+        )
+        memos = page.locator("#admin-player table").first.locator("tbody td:nth-child(4)")
+        facts = [olga.name, pia.name, f"{olga.name}@example.com", f"{pia.name}@example.com"]
+        facts += stamps_of(cells) + memos.all_text_contents()  # the ledger's memos are data
+        problems = {where: unmarked(texts, facts) for where, texts in seen.items()}
+        assert all(seen.values())
+        assert {where: left for where, left in problems.items() if left} == {}
+        assert olga.errors == []
     finally:
         for ctx in contexts:
             ctx.close()

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from app.mail.texts import TEXTS
+from app.store.models import TxKind
+from app.store.moderation import OPERATOR_ACTIONS
 from app.wire.catalog import ENGINE_EVENTS
+from app.wire.client import MESSAGES, type_of
 from app.wire.events import TABLE_EVENTS
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
@@ -40,6 +43,17 @@ def test_every_key_the_client_asks_for_is_in_the_catalogue() -> None:
         asked |= set(re.findall(r'\bt\("([a-z0-9_.]+)"', path.read_text("utf-8")))
     assert len(asked) > 200
     assert sorted(asked - set(english)) == []
+
+
+def test_the_admin_page_names_every_posting_kind_and_logged_action() -> None:
+    """The operators' page says a ledger line's kind and a moderation log line's action in
+    the page's language: each has its text."""
+    english = catalogue("en")
+    hosts = {type_of(m) for m in MESSAGES if type_of(m).startswith("host_")}
+    actions = {*OPERATOR_ACTIONS, *hosts}
+    assert "host_mute" in actions and "ban" in actions
+    wanted = {f"admin.kind.{k.value}" for k in TxKind} | {f"admin.action.{a}" for a in actions}
+    assert sorted(wanted - set(english)) == []
 
 
 def test_the_table_model_handles_every_event_the_wire_catalogue_names() -> None:

@@ -6,15 +6,15 @@ case)."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import secrets
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Browser, Page, expect
 
+from tests.frontend.catalogue import TEXTS_JS, marked, unmarked
 from tests.frontend.conftest import Mailbox
 from tests.frontend.players import WAIT_MS, Player, calldown
 from tests.frontend.table_kit import (
@@ -28,55 +28,6 @@ from tests.frontend.table_kit import (
 )
 
 pytestmark = pytest.mark.xdist_group("browser")
-
-OPEN, CLOSE = "⟦", "⟧"
-
-TEXTS_JS = """() => {
-  const out = [];
-  // card faces, key caps and the commitment's hex are not words
-  const skip = (el) => el.closest(".card, kbd, code, script, style, noscript");
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const node = walker.currentNode;
-    if (!node.parentElement || skip(node.parentElement)) continue;
-    const text = node.textContent.trim();
-    if (text) out.push(text);
-  }
-  for (const el of document.body.querySelectorAll("[aria-label], [title], [placeholder]")) {
-    if (skip(el)) continue;
-    for (const name of ["aria-label", "title", "placeholder"]) {
-      const value = el.getAttribute(name);
-      if (value) out.push(value);
-    }
-  }
-  out.push(document.title);
-  return out;
-}"""
-
-
-def marked(route: Route) -> None:
-    """Serve a catalogue whose every text is wrapped in ⟦…⟧ (the number format as it is)."""
-    response = route.fetch()
-    data = response.json()
-    wrapped = {k: v if k.startswith("num.") else f"{OPEN}{v}{CLOSE}" for k, v in data.items()}
-    route.fulfill(response=response, body=json.dumps(wrapped))
-
-
-def unmarked(texts: list[str], data: list[str]) -> list[str]:
-    """The texts with words left once every catalogue text and every piece of data (names,
-    the table's name) is taken out."""
-    left = []
-    for text in texts:
-        rest = text
-        for item in sorted(data, key=len, reverse=True):
-            rest = rest.replace(item, "")
-        before = None
-        while before != rest:
-            before = rest
-            rest = re.sub(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}", "", rest)
-        if re.search(r"[^\W\d_]", rest):
-            left.append(text)
-    return left
 
 
 def play_out(me: Player) -> str:

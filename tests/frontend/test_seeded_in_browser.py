@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.frontend.catalogue import TEXTS_JS, marked, unmarked
 from tests.frontend.players import WAIT_MS, Game, Player, calldown
 from tests.frontend.table_kit import create_table, open_table, register, sit
-from tests.frontend.test_languages import TEXTS_JS, marked, unmarked
 
 pytestmark = pytest.mark.xdist_group("browser")
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.frontend.catalogue import TEXTS_JS, marked, unmarked
 from tests.frontend.players import Player
 from tests.frontend.table_kit import api, register
-from tests.frontend.test_languages import TEXTS_JS, marked, unmarked
 
 pytestmark = pytest.mark.xdist_group("browser")
 
