@@ -391,6 +391,8 @@ for _outcome in ("sent", "retry", "failed"):
     MAIL_OUTCOMES.labels(_outcome)
 for _what in ("login", "registration"):
     RATE_LIMITED.labels(_what)
+for _kind in ("gc", "code"):
+    LOOP_STALL_SECONDS.labels(_kind)
 
 
 def timed_out(protected: bool) -> None:
@@ -409,5 +411,3 @@ def routed() -> float:
     """A command goes to the process running its table: its clock starts."""
     ROUTED.inc()
     return time.perf_counter()
-for _kind in ("gc", "code"):
-    LOOP_STALL_SECONDS.labels(_kind)

@@ -102,8 +102,8 @@ async def host_remove(table: TableState, ask: m.Ask[c.HostRemoveMsg], io: Io) ->
 
 async def host_mute(table: TableState, ask: m.Ask[c.HostMuteMsg], io: Io) -> Outcome:
     """The host mutes (or lets speak again) a player at this table only: their chat here is
-    refused until the host lifts it (kept with the table's state in memory: a restart of
-    the table forgets it, an operator's mute is the lasting one)."""
+    refused until the host lifts it (saved with the table's state: it outlives a restart or
+    a move of the table; an operator's mute is the one for every table)."""
     host_only(table, ask.user_id)
     user = ask.msg.user_id
     if user == ask.user_id:
@@ -115,6 +115,7 @@ async def host_mute(table: TableState, ask: m.Ask[c.HostMuteMsg], io: Io) -> Out
         table.muted.add(user)
     else:
         table.muted.discard(user)
+    await seating.save_state(table, io)
     return Outcome({"muted": ask.msg.muted}, [logged(table, ask, io, user, muted=ask.msg.muted)])
 
 

@@ -154,6 +154,7 @@ class LedgerTableStore:
                         for user, pair in dict(extra.get("limits", {})).items()
                     },
                     waiting=[(int(u), str(n)) for u, n in extra.get("waiting", [])],
+                    muted={int(user) for user in extra.get("muted", [])},
                 )
                 for seat in t.seats:
                     stored.seats.append(
@@ -337,6 +338,7 @@ class LedgerTableStore:
         bots: set[int],
         sitting_out: dict[int, bool],
         limits: dict[int, Limits] | None = None,
+        muted: set[int] | None = None,
     ) -> None:
         async with self.db.transaction() as s:
             await self.leases.fence(s, table_id)
@@ -346,6 +348,8 @@ class LedgerTableStore:
             extra["bots"] = sorted(bots)
             if limits is not None:
                 extra["limits"] = {str(user): list(pair) for user, pair in sorted(limits.items())}
+            if muted is not None:
+                extra["muted"] = sorted(muted)
             table.extra = extra
             if sitting_out:
                 seats = await s.scalars(

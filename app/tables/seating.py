@@ -242,6 +242,7 @@ async def save_state(table: TableState, io: Io) -> None:
             bots={i.user_id for i in table.seats.values() if i.bot},
             sitting_out={i.user_id: i.sitting_out for i in table.seats.values()},
             limits=table.limits,
+            muted=table.muted,
         )
     except Exception:
         log.exception("table %s: could not save its state", table.id)

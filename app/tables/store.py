@@ -38,6 +38,7 @@ class StoredTable:
     voided: list[dict[str, Any]] = field(default_factory=list)  # hands voided at start-up
     tournament_id: int | None = None  # a tournament's table
     limits: dict[int, Limits] = field(default_factory=dict)  # the host's per player (R43)
+    muted: set[int] = field(default_factory=set)  # players the host muted at this table
     waiting: list[tuple[int, str]] = field(default_factory=list)  # its waiting list (R44)
     # its last finished hand's variant and place in the rotation (R45), if it has one
     last_hand: dict[str, Any] | None = None
@@ -89,6 +90,7 @@ class TableStore(Protocol):
         bots: set[int],
         sitting_out: dict[int, bool],
         limits: dict[int, Limits] | None = None,
+        muted: set[int] | None = None,
     ) -> None: ...
     async def save_waiting(self, table_id: int, line: list[list[Any]]) -> None: ...
     async def chat_muted(self, user_id: int) -> datetime | None: ...

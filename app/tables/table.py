@@ -178,6 +178,7 @@ class Table:
         state.hands_before = stored.hands_recorded
         state.voided = list(stored.voided)
         state.limits = dict(stored.limits)
+        state.muted = set(stored.muted)
         for s in stored.seats:
             info = SeatInfo(s.seat_no, s.user_id, s.name, s.stack, secrets.token_hex(8), s.is_bot)
             info.sitting_out = s.sitting_out or s.stack <= 0

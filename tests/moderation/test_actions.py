@@ -11,11 +11,15 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from app.fanout import create_fanout
 from app.store import moderation
+from app.store.db import Database
 from app.store.models import Seat, User
 from app.store.passwords import Passwords
+from app.tables import FakeClock
 from tests.moderation.support import banned, ledger_report, log, operator
-from tests.tables.live import Client, Live
+from tests.tables.live import Client, Live, live_server
+from tests.tables.test_ws_rules import reopen_token
 
 ADMIN = "/api/admin"
 
@@ -100,6 +104,41 @@ async def test_a_host_mutes_a_player_at_their_own_table_only(live: Live) -> None
     entries = await log(live)
     assert entries[0]["action"] == "host_mute" and entries[0]["actor"] == "p0"
     assert entries[0]["target"] == "p1" and entries[0]["table"] == table_id
+
+
+async def test_a_host_mute_outlives_a_restart_of_the_table_and_so_does_its_lifting(
+    db: Database,
+) -> None:
+    """The host's mute is saved with the table: after a restart on the same database the
+    muted player is still refused; lifted, it stays lifted after the next restart."""
+
+    async def chat(live: Live, table_id: int, user: tuple[int, str], text: str) -> Any:
+        player_id, token = await reopen_token(live, user[0])
+        client = await Client.open(live, table_id, token, player_id)
+        return await client.call({"type": "chat", "text": text})
+
+    fanouts = [create_fanout("memory://") for _ in range(3)]
+    try:
+        async with live_server(db, fanouts[0], FakeClock()) as live:
+            table_id, users, clients = await table_of(live, 3)
+            host = clients[0]
+            assert (await host.call({"type": "host_mute", "user_id": users[1][0]}))["type"] == "ok"
+            await live.settle(table_id)
+        async with live_server(db, fanouts[1], FakeClock()) as again:
+            assert again.table(table_id).state.muted == {users[1][0]}
+            assert (await chat(again, table_id, users[1], "back?"))["code"] == "muted"
+            assert (await chat(again, table_id, users[2], "hi"))["type"] == "ok"
+            host_id, token = await reopen_token(again, users[0][0])
+            host = await Client.open(again, table_id, token, host_id)
+            lift = {"type": "host_mute", "user_id": users[1][0], "muted": False}
+            assert (await host.call(lift))["type"] == "ok"
+            await again.settle(table_id)
+        async with live_server(db, fanouts[2], FakeClock()) as third:
+            assert third.table(table_id).state.muted == set()
+            assert (await chat(third, table_id, users[1], "thanks"))["type"] == "ok"
+    finally:
+        for fanout in fanouts:
+            await fanout.close()
 
 
 async def test_a_report_carries_the_lines_the_table_kept(live: Live) -> None:
