@@ -132,6 +132,12 @@ class Wake:
 
 
 @dataclass(frozen=True, slots=True)
+class PresenceCheck:
+    """R40, a while after the table started here (a restart, a failover, a move): a seat
+    whose player has no socket back at the table by then is away."""
+
+
+@dataclass(frozen=True, slots=True)
 class OfferRunsOut:
     """R44: the seat offered to `user_id` under `token` was not taken in time (a newer offer
     has another token: this one is stale then)."""
@@ -157,7 +163,7 @@ class Sync:
 Message = (
     Admit | Join | Unwatch | Resync | Ask[Any] | TurnAlarm | StartHand | HandWritten
     | NumbersReserved | BotAct | Wake | WatchersGone | Drain | Sync | ReportAgain
-    | OfferRunsOut | Evict | Shut | process.DirectorOrders
+    | OfferRunsOut | PresenceCheck | Evict | Shut | process.DirectorOrders
 )  # fmt: skip
 
 # What may come from another process (`app.tables.rpc`, its op "request"): a user's

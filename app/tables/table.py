@@ -199,6 +199,8 @@ class Table:
         for void in self.state.voided:  # players who reconnect see the cancelled hand
             self.say(HandVoided(**void))
         self.apply(waiting.offer_seats(self.state, self.io))  # a restored list's offers (R44)
+        if self.state.seats:  # R40: who did not come back is away after the grace
+            self.apply([Mail(m.PresenceCheck(), watching.RETURN_GRACE)])
         self._number()  # in the ring before anyone connects
         self.task = asyncio.get_running_loop().create_task(self.run(), name=f"table-{self.id}")
         self.numbers.refill()  # the first block, while the first hand's pause runs
@@ -655,6 +657,7 @@ _RULES: dict[type, Rule] = {
     m.TurnAlarm: dealing.turn_alarm,
     m.ReportAgain: directed.report_again,
     m.OfferRunsOut: waiting.runs_out,
+    m.PresenceCheck: watching.presence_check,
     process.DirectorOrders: directed.orders,
 }
 # what the actor handles itself: its numbering (reads), its writer, its life cycle

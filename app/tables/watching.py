@@ -66,6 +66,16 @@ def presence(table: TableState, users: set[int]) -> Effects:
     return [publishing.seats_said(table)] if changed else []
 
 
+# every process's sockets re-join a table that started elsewhere (its owner's notice) within
+# a few seconds; a player whose client did not is away from then on, as if it had closed
+RETURN_GRACE = 15.0
+
+
+async def presence_check(table: TableState, msg: m.PresenceCheck, io: Io) -> Outcome:
+    """R40 after a start: the seats were loaded as not away (nobody could be watching yet)."""
+    return Outcome(None, presence(table, set(table.by_user)))
+
+
 REPORT_BEFORE, REPORT_AFTER = 8, 4  # lines around a reported one that go with the report
 
 

@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 
-from app.fanout import BaseFanout
+from app.fanout import BaseFanout, create_fanout
 from app.store import hands
 from app.store.db import Database
 from app.tables import FakeClock
 from app.tables import messages as m
+from app.tables.watching import RETURN_GRACE
 from tests.tables.live import Client, Frame, Live, live_server
 from tests.tables.test_ws_play import PAUSE, calldown, seat_players
+from tests.tables.test_ws_rules import reopen_token
 
 TIMER = 10.0  # the house's action clock (R19), in the fake clock's seconds
 
@@ -100,6 +102,34 @@ async def test_r40_the_last_socket_closing_marks_the_seat_away_and_a_reconnect_c
     await watcher.wait(lambda f: f.get("type") == "seats" and not seat_of([f], 1)["away"], start=i)
     snapshot = next(f for f in back.frames if f.get("type") == "snapshot")
     assert snapshot["seats"][1]["away"] is False
+
+
+async def test_r40_after_a_restart_a_player_whose_socket_did_not_come_back_is_away(
+    sqlite_db: Database,
+) -> None:
+    """A table started anew (a restart here; a failover or a move likewise) loads its seats
+    not away, as nobody could be watching yet; after the grace for sockets to come back,
+    the seats whose players have none are away, for everyone to see."""
+    first, again = create_fanout("memory://"), create_fanout("memory://")
+    try:
+        async with live_server(sqlite_db, first, FakeClock()) as live:
+            table_id, _, user_ids = await seat_players(live, 3)
+            await live.table(table_id).request(m.Sync())
+        async with live_server(sqlite_db, again, FakeClock()) as live:
+            seats = live.table(table_id).state.seats
+            assert not any(info.away for info in seats.values())
+            _, token = await reopen_token(live, user_ids[0])
+            back = await Client.open(live, table_id, token, user_ids[0])
+            await live.settle(table_id, RETURN_GRACE)
+            assert [seats[n].away for n in range(3)] == [False, True, True]
+            await back.wait(
+                lambda f: (
+                    f.get("type") == "seats" and seat_of([f], 1)["away"] and seat_of([f], 2)["away"]
+                )
+            )
+    finally:
+        await first.close()
+        await again.close()
 
 
 async def test_r40_a_player_timing_out_away_is_sat_out_from_the_next_hand(live: Live) -> None:
