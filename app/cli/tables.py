@@ -7,9 +7,9 @@ process with most room); `python -m app tables balance` evens the tables out bet
 live processes (`app.tables.rebalance`), printing each move.
 
 `move` exits 0 once the table runs on the target (read back from its lease); 1 when nothing
-moved (refused: no such table or process, the target is full or silent; or the hand did
-not end in time); 2 when the table was let go but landed elsewhere (the target did not take
-it after all): it says where."""
+moved (refused: no such table or process, the target is full or silent, the table is
+being handed over already; or the hand did not end in time); 2 when the table was let go
+but landed elsewhere (the target did not take it after all): it says where."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from app.store.processes import describe
 from app.store.types import utcnow
 from app.tables.balance import plan
 from app.tables.errors import TableError
+from app.tables.handover import CLAIM_TIMEOUT
 from app.tables.rpc import TableRouter
 from app.tables.table import Table
 
@@ -132,12 +133,17 @@ class NoTables:
 async def _asking(
     settings: Settings, seconds: float
 ) -> AsyncIterator[tuple[Directory, TableRouter]]:
-    """A router that asks the server processes (no tables of its own), closed after."""
+    """A router that asks the server processes (no tables of its own), closed after: it
+    waits for a hand to end (`seconds`) and the target's claim, and then some."""
     db = Database(settings.effective_database_url)
     fanout = create_fanout(settings.fanout_url, namespace=settings.redis_namespace)
     directory = Directory(db, lease_seconds=settings.lease_seconds)
     router = TableRouter(
-        NoTables(), fanout, me=secrets.token_hex(16), directory=directory, timeout=seconds + 10
+        NoTables(),
+        fanout,
+        me=secrets.token_hex(16),
+        directory=directory,
+        timeout=seconds + CLAIM_TIMEOUT + 10,
     )
     try:
         await router.start()

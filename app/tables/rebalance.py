@@ -4,7 +4,12 @@ uses (`Handover.move_to`: no new hand, the hand in play ends and is written, the
 released and the target claims it), so nothing is voided. Each heartbeat may start one round
 in the background (`tick`: the heartbeat never waits for a hand to end); the process op
 `balance` runs a round on demand (`python -m app tables balance`). Who sheds what is
-`app.tables.balance.plan`."""
+`app.tables.balance.plan`.
+
+A round leaves out a table being handed over already (an operator's move of it is under
+way, or it is being claimed here), and an automatic round also one an operator moved here
+in the last `handover.HELD_ROUNDS` automatic rounds here (`Handover.held`): an operator's
+move is not undone at once; `tables balance`, an operator's newer order, may move it."""
 
 from __future__ import annotations
 
@@ -43,6 +48,21 @@ def _order(table: Table) -> tuple[bool, bool, int]:
     return (state.directed is not None, state.hand is not None, -table.id)
 
 
+def choose(running: list[Table], count: int, skip: set[int]) -> list[Table]:
+    """The `count` tables to hand over first (`_order`), none of `skip`."""
+    return sorted((t for t in running if t.id not in skip), key=_order)[:count]
+
+
+def age(held: dict[int, int], running: set[int]) -> None:
+    """One automatic round has passed: each hold is a round shorter; a table gone from here
+    holds nothing."""
+    for table_id, left in list(held.items()):
+        if left <= 1 or table_id not in running:
+            del held[table_id]
+        else:
+            held[table_id] = left - 1
+
+
 class Rebalancer:
     def __init__(self, handover: Handover, balancing: Balancing) -> None:
         self.handover = handover
@@ -66,7 +86,7 @@ class Rebalancer:
     async def _automatic(self) -> None:
         b = self.balancing
         try:
-            await self.round(b.step, b.seconds, b.hold_down)
+            await self.round(b.step, b.seconds, b.hold_down, automatic=True)
         except Exception as exc:  # the database or Redis is away: the next heartbeat tries
             log.warning("rebalancing failed (%s)", type(exc).__name__)
 
@@ -75,14 +95,20 @@ class Rebalancer:
         step = int(args.get("step", self.balancing.step))
         return await self.round(step, float(args.get("seconds", self.balancing.seconds)), 0.0)
 
-    async def round(self, step: int, seconds: float, hold_down: float) -> list[dict[str, Any]]:
+    async def round(
+        self, step: int, seconds: float, hold_down: float, *, automatic: bool = False
+    ) -> list[dict[str, Any]]:
         """If this process is the one to shed, hand its tables over as `plan` says; returns
-        the moves made (`table`, `from`, `to`)."""
+        the moves made (`table`, `from`, `to`). `automatic`: a heartbeat's round (it ages
+        the holds and respects them)."""
         router = self.handover.router
         directory = router.directory
         async with self._round:
             if directory is None or step <= 0 or router.tables.draining:  # it sheds all
                 return []
+            held = self.handover.held
+            if automatic:
+                age(held, {t.id for t in router.tables.running()})
             loads = await directory.loads()
             shed = plan(
                 loads,
@@ -95,11 +121,10 @@ class Rebalancer:
                 return []
             ready = {t for t in set(shed.targets) if await self._ready(t)}
             targets = [t for t in shed.targets if t in ready]
-            chosen = sorted(router.tables.running(), key=_order)[: len(targets)]
+            skip = self.handover.handing | (set(held) if automatic else set())
+            chosen = choose(router.tables.running(), len(targets), skip)
             moves = list(zip((t.id for t in chosen), targets, strict=False))
-            owners = await asyncio.gather(
-                *(self.handover.move_to(table, target, seconds) for table, target in moves)
-            )
+            owners = await asyncio.gather(*(self._move(t, to, seconds) for t, to in moves))
         done = [
             {"table": table, "from": router.me, "to": target}
             for (table, target), (_, owner) in zip(moves, owners, strict=True)
@@ -109,6 +134,15 @@ class Rebalancer:
         if done:
             log.warning("rebalanced: %s", ", ".join(f"{d['table']} to {d['to']}" for d in done))
         return done
+
+    async def _move(self, table_id: int, target: str, seconds: float) -> tuple[bool, str | None]:
+        """One table of the round; one an operator's move took up meanwhile stays out of it."""
+        try:
+            return await self.handover.move_to(table_id, target, seconds)
+        except TableError as exc:
+            if exc.code != "table_moving":
+                raise
+            return False, None
 
     async def _ready(self, process: str) -> bool:
         """A target answers and has room (its router listens once its start-up claims are

@@ -239,11 +239,15 @@ class TableRouter:
                 raise moving()
             await asyncio.sleep(0.1)  # another process's heartbeat claims it
 
-    async def ask_process(self, process: str, op: str, args: dict[str, Any]) -> Any:
-        """Run process op `op` on `process` (this one: directly)."""
+    async def ask_process(
+        self, process: str, op: str, args: dict[str, Any], *, timeout: float | None = None
+    ) -> Any:
+        """Run process op `op` on `process` (this one: directly), waiting `timeout` seconds
+        for the answer (the router's own when None)."""
         if process == self.me or self.directory is None:
             return await self.process_ops[op](args)
-        deadline = asyncio.get_running_loop().time() + self.timeout
+        wait = self.timeout if timeout is None else timeout
+        deadline = asyncio.get_running_loop().time() + wait
         return await self._send(process, op, args, deadline, None)
 
     async def _send(

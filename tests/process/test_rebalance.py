@@ -158,3 +158,48 @@ async def test_tables_balance_moves_the_excess_and_then_nothing(
         assert again.returncode == 0, again.stdout + again.stderr
         assert "moved" not in again.stdout and again.stdout.startswith("balanced: "), again.stdout
         c.ledger_ok()
+
+
+def move(env: dict[str, str], table_id: int, to: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "app", "tables", "move", str(table_id), "--to", to]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+async def test_a_move_while_rebalancing_is_on_lands_and_stays(
+    tmp_path: Path,
+    pg_server: PgServer,
+    redis_url: str,  # noqa: F811
+) -> None:
+    """An operator moves a bot table while the rebalancer runs each heartbeat: the move
+    lands (exit 0), and the round it unbalances hands over the target's other table, not the
+    one the operator brought (the newer, which a round would otherwise take first)."""
+    on = {**BOTS, "REBALANCE_STEP": "2", "REBALANCE_MARGIN": "0"}  # any difference moves
+    async with cluster(tmp_path, pg_server, redis_url, n=2, each={0: on, 1: on}) as c:
+        _, token = await c.user(0, "ann")
+        [own] = await bot_tables(c, token, [1])
+        [brought] = await bot_tables(c, token, [0])  # one each: balanced
+        began = utcnow()
+
+        async def playing() -> bool:
+            return await played_since(c, [own, brought], began)
+
+        await until(playing, "both bot tables play", timeout=90)
+        async with c.db.session() as s:
+            target = await s.scalar(
+                select(ServerProcess.id).where(ServerProcess.pid == c.procs[1].pid)
+            )
+        assert target is not None
+        done = await asyncio.to_thread(move, c.envs[0], brought, target)
+        output = done.stdout + done.stderr
+        assert done.returncode == 0, output
+        assert "moved from" in done.stdout, output
+
+        async def evened() -> dict[int, int | None] | None:
+            where = await runners(c, [own, brought])
+            return where if sorted(where.values(), key=str) == [0, 1] else None
+
+        where = await until(evened, "process 1 hands a table back to process 0", timeout=90)
+        assert where == {brought: 1, own: 0}, (where, c.log(1))
+        assert "rebalanced: " in c.log(1)
+        assert await c.voided() == []  # every hand-over between hands
+        c.ledger_ok()
