@@ -138,7 +138,10 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
     def dump(_signum: int, _frame: Any) -> None:
         watch = getattr(application.state, "stalls", None)
         spans = (
-            [(s.start, s.end, s.cause, s.gc_seconds, s.others) for s in watch.stalls]
+            [
+                (s.start, s.end, s.cause, s.gc_seconds, s.others, s.on_cpu, s.runqueue)
+                for s in watch.stalls
+            ]
             if watch
             else []
         )
@@ -786,7 +789,9 @@ def stalls_text(args: argparse.Namespace, stud: Result) -> str:
     return (
         f"\nEvent-loop stalls over {args.stalls:g} ms in the stud server during the window"
         " (`--stalls`, the server's `STALL_MS`: `app/stalls.py` samples the loop's stack"
-        " from a watchdog thread and times each garbage collection). Each delivery in the"
+        " from a watchdog thread, times each garbage collection, and reads the kernel's"
+        " account of the loop thread: how long of each stall it ran on a CPU, and how long"
+        " it was ready but waited for one). Each delivery in the"
         " p99 tail is put down to the stall that overlapped it most:\n\n"
         f"{stall_report.table(rows)}\n"
     )
