@@ -43,6 +43,11 @@ from typing import Any
 
 log = logging.getLogger("app.stalls")
 
+# the task each loop is running (asyncio's own table; read, never written, from the watchdog)
+_current_tasks: dict[asyncio.AbstractEventLoop, asyncio.Task[Any]] = getattr(
+    asyncio.tasks, "_current_tasks", {}
+)
+
 _APP = str(Path(__file__).resolve().parent)
 
 
@@ -60,6 +65,10 @@ class Stall:
     on_cpu: float = 0.0  # seconds it ran (collections included)
     runqueue: float = 0.0  # seconds it was ready to run but waited for a CPU
     gc_cpu: float = 0.0  # of the collections in it, the CPU seconds they took
+    # how many samples, and how many distinct tasks they found running: one task in many
+    # samples is one long step; many tasks, a long batch of short steps in one loop pass
+    sampled: int = 0
+    tasks: int = 0
 
     @property
     def others(self) -> str:
@@ -145,6 +154,9 @@ class StallWatch:
         self.stalls: list[Stall] = []
         self._due = 0.0  # when the heartbeat should wake next (monotonic)
         self._samples: Counter[str] = Counter()
+        self._tasks: set[int] = set()  # ids of the tasks sampled running in this stall
+        self._sampled = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         # collections: (start, end, generation, CPU seconds), the recent ones
         self._gcs: list[tuple[float, float, int, float]] = []
@@ -160,6 +172,7 @@ class StallWatch:
 
     def start(self) -> None:
         self._loop_thread = threading.get_ident()
+        self._loop = asyncio.get_running_loop()
         self._fd = _schedstat(threading.get_native_id())
         self._due = time.monotonic() + self.tick
         gc.callbacks.append(self._collection)
@@ -192,12 +205,20 @@ class StallWatch:
             with self._lock:
                 self._seq += 1
                 samples, self._samples = self._samples, Counter()
+                seen = (self._sampled, len(self._tasks))
+                self._sampled = 0
+                self._tasks.clear()
             if now - due > self.threshold:
-                self._close(due, now, samples, before)
+                self._close(due, now, samples, before, seen)
             self._due = monotonic() + self.tick
 
     def _close(
-        self, start: float, end: float, samples: Counter[str], before: tuple[float, float]
+        self,
+        start: float,
+        end: float,
+        samples: Counter[str],
+        before: tuple[float, float],
+        seen: tuple[int, int],
     ) -> None:
         after = _sched(self._fd)
         with self._lock:
@@ -215,6 +236,7 @@ class StallWatch:
             after[0] - before[0],
             after[1] - before[1],
             sum(cpu for *_, cpu in gcs),
+            *seen,
         )
         if len(self.stalls) < self.keep:
             self.stalls.append(stall)
@@ -270,10 +292,14 @@ class StallWatch:
             if frame is None:
                 continue
             ours, inner = _where(frame)
+            task = _current_tasks.get(self._loop) if self._loop is not None else None
             others = self._others(frames, names, ran)
             with self._lock:
                 if seq != self._seq:
                     continue  # the stall ended meanwhile: not its sample
+                self._sampled += 1
+                if task is not None:
+                    self._tasks.add(id(task))
                 if ours:
                     self._samples["ours:" + ours] += 1
                 if inner:
@@ -309,10 +335,12 @@ class StallWatch:
 
 def log_stall(stall: Stall) -> None:
     log.warning(
-        "event loop stalled %.0f ms: %s (gc %.0f ms, %.0f ms of CPU; the loop thread ran"
-        " %.0f ms, waited for a CPU %.0f ms; other threads: %s)",
+        "event loop stalled %.0f ms: %s (%d samples, %d tasks; gc %.0f ms, %.0f ms of CPU;"
+        " the loop thread ran %.0f ms, waited for a CPU %.0f ms; other threads: %s)",
         stall.seconds * 1000,
         stall.cause,
+        stall.sampled,
+        stall.tasks,
         stall.gc_seconds * 1000,
         stall.gc_cpu * 1000,
         stall.on_cpu * 1000,

@@ -139,7 +139,17 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         watch = getattr(application.state, "stalls", None)
         spans = (
             [
-                (s.start, s.end, s.cause, s.gc_seconds, s.others, s.on_cpu, s.runqueue)
+                (
+                    s.start,
+                    s.end,
+                    s.cause,
+                    s.gc_seconds,
+                    s.others,
+                    s.on_cpu,
+                    s.runqueue,
+                    s.sampled,
+                    s.tasks,
+                )
                 for s in watch.stalls
             ]
             if watch
@@ -150,6 +160,22 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         tmp.rename(record)
 
     signal.signal(signal.SIGUSR1, dump)
+    profile_to = os.environ.get("BENCH_PROFILE")
+    if profile_to:  # cProfile over the measuring window only (SIGUSR2 starts it)
+        import cProfile
+
+        profiler = cProfile.Profile()
+
+        def profile(_signum: int, _frame: Any) -> None:
+            profiler.enable()
+
+        def dump_profile(signum: int, frame: Any) -> None:
+            profiler.disable()
+            profiler.dump_stats(profile_to)
+            dump(signum, frame)
+
+        signal.signal(signal.SIGUSR2, profile)
+        signal.signal(signal.SIGUSR1, dump_profile)
     uvicorn.run(
         application,
         host="127.0.0.1",
@@ -558,6 +584,9 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
 
         def start() -> None:
             p.measuring = True
+            if os.environ.get("BENCH_PROFILE"):
+                for proc in procs:
+                    proc.send_signal(signal.SIGUSR2)
 
         def end() -> None:
             p.measuring = False
