@@ -160,6 +160,9 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         tmp.rename(record)
 
     signal.signal(signal.SIGUSR1, dump)
+    probe_to = os.environ.get("BENCH_GC_PROBE")
+    if probe_to:
+        gc_probe(Path(probe_to))
     profile_to = os.environ.get("BENCH_PROFILE")
     if profile_to:  # cProfile over the measuring window only (SIGUSR2 starts it)
         import cProfile
@@ -185,6 +188,38 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         log_level="warning",
         backlog=4096,
     )
+
+
+def gc_probe(to: Path) -> None:
+    """A diagnosis, not a measurement (it slows each young collection): at each young
+    collection, what the collected generations hold (types, and how many references they
+    point along, which the collector visits), and its CPU time; appended to `to` as JSON."""
+    from collections import Counter
+
+    state: dict[str, Any] = {}
+
+    def probe(phase: str, info: dict[str, Any]) -> None:
+        gen = int(info.get("generation", 0))
+        if gen > 1:
+            return
+        if phase == "start":
+            objs = [o for g in range(gen + 1) for o in gc.get_objects(g)]
+            types = Counter(type(o).__name__ for o in objs)
+            refs: Counter[str] = Counter()
+            for o in objs:
+                refs[type(o).__name__] += len(gc.get_referents(o))
+            state.update(gen=gen, n=len(objs), types=types.most_common(8))
+            state.update(refs=refs.most_common(8), total_refs=sum(refs.values()))
+            state["cpu"] = time.thread_time()
+            state["wall"] = time.perf_counter()
+            return
+        state["cpu_ms"] = (time.thread_time() - state["cpu"]) * 1000
+        state["wall_ms"] = (time.perf_counter() - state["wall"]) * 1000
+        state["collected"] = info.get("collected")
+        with to.open("a") as f:
+            f.write(json.dumps({k: v for k, v in state.items() if k not in ("cpu", "wall")}) + "\n")
+
+    gc.callbacks.append(probe)
 
 
 def serve_bare(port: int, groups: int, size: int, rate: float, burst: int) -> None:
