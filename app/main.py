@@ -66,11 +66,13 @@ def _stalls(application: FastAPI, settings: Settings) -> stalls.StallWatch | Non
         return None
 
     def seen(stall: stalls.Stall) -> None:
-        stalls.log_stall(stall)
         kind = "gc" if stall.cause.startswith("gc ") else "code"
         metrics.LOOP_STALL_SECONDS.labels(kind).observe(stall.seconds)
 
-    watch = stalls.StallWatch(threshold=settings.stall_ms / 1000, on_stall=seen)
+    # logged from the watchdog thread: formatting and writing a line held the loop itself
+    watch = stalls.StallWatch(
+        threshold=settings.stall_ms / 1000, on_stall=seen, report=stalls.log_stall
+    )
     watch.start()
     application.state.stalls = watch
     return watch

@@ -7,8 +7,17 @@ Three parts, each cheap enough to leave on in a benchmark or, with `STALL_MS`, i
 - a watchdog thread: while the heartbeat is overdue it samples the loop thread's Python
   stack (`sys._current_frames`), so a stall knows which code held the loop. It cannot sample
   inside a garbage collection (the collector holds the interpreter), hence:
-- `gc.callbacks`: each collection's start, end and generation, so a stall overlapped by a
-  collection is put down to that generation.
+- `gc.callbacks`: each collection's start, end, generation and CPU time, so a stall
+  overlapped by a collection is put down to that generation;
+- the kernel's account of the loop thread (`/proc/thread-self/schedstat`, read at each
+  heartbeat): of each stall, how long the loop thread ran on a CPU and how long it was ready
+  but waited for one (another process had the cores). What is neither was waiting for the
+  interpreter (another thread held it) or blocked in a system call.
+
+A sample belongs to the stall it was taken in (a stall's sequence number), never to the
+next; a stall is reported (`report`, e.g. logged) from the watchdog thread, off the loop. The
+other threads' frames count only when the thread used CPU since the last sample: one parked
+in a blocking wait (a worker idle in its queue) is not who held the interpreter.
 
 A stall's `cause` is `gc gen N` when collections cover at least half of it, else the most
 sampled frame of ours (`app/…`, the innermost), else the most sampled innermost frame,
@@ -20,6 +29,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
+import queue
 import sys
 import threading
 import time
@@ -31,6 +42,11 @@ from types import FrameType
 from typing import Any
 
 log = logging.getLogger("app.stalls")
+
+# the task each loop is running (asyncio's own table; read, never written, from the watchdog)
+_current_tasks: dict[asyncio.AbstractEventLoop, asyncio.Task[Any]] = getattr(
+    asyncio.tasks, "_current_tasks", {}
+)
 
 _APP = str(Path(__file__).resolve().parent)
 
@@ -45,6 +61,14 @@ class Stall:
     gc_seconds: float = 0.0  # of it, in collections
     gc_generation: int = -1  # the oldest generation collected in it (-1: none)
     samples: dict[str, int] = field(default_factory=dict)  # sampled frame -> count
+    # the loop thread over the stall (and the heartbeat's tick before it), by the kernel:
+    on_cpu: float = 0.0  # seconds it ran (collections included)
+    runqueue: float = 0.0  # seconds it was ready to run but waited for a CPU
+    gc_cpu: float = 0.0  # of the collections in it, the CPU seconds they took
+    # how many samples, and how many distinct tasks they found running: one task in many
+    # samples is one long step; many tasks, a long batch of short steps in one loop pass
+    sampled: int = 0
+    tasks: int = 0
 
     @property
     def others(self) -> str:
@@ -56,6 +80,25 @@ class Stall:
     @property
     def seconds(self) -> float:
         return self.end - self.start
+
+
+def _schedstat(native_id: int) -> int | None:
+    """An open descriptor of a thread's `schedstat` (None where the kernel has none)."""
+    try:
+        return os.open(f"/proc/self/task/{native_id}/schedstat", os.O_RDONLY)
+    except OSError:
+        return None
+
+
+def _sched(fd: int | None) -> tuple[float, float]:
+    """(seconds on a CPU, seconds waiting for one) of a thread since it began."""
+    if fd is None:
+        return 0.0, 0.0
+    try:
+        run, wait = os.pread(fd, 64, 0).split()[:2]
+        return int(run) / 1e9, int(wait) / 1e9
+    except (OSError, ValueError):
+        return 0.0, 0.0
 
 
 def _where(frame: FrameType | None) -> tuple[str, str]:
@@ -98,17 +141,27 @@ class StallWatch:
         sample_every: float = 0.002,
         on_stall: Callable[[Stall], None] | None = None,
         keep: int = 100_000,
+        report: Callable[[Stall], None] | None = None,
     ) -> None:
+        """`on_stall` is called on the loop (keep it cheap); `report` (logging, formatting)
+        on the watchdog thread."""
         self.threshold, self.tick, self.sample_every = threshold, tick, sample_every
-        self.on_stall = on_stall
+        self.on_stall, self.report = on_stall, report
+        self._reports: queue.SimpleQueue[Stall] = queue.SimpleQueue()
+        self._seq = 0  # the heartbeat's count of wake-ups: which stall a sample belongs to
+        self._fd: int | None = None  # the loop thread's schedstat
         self.keep = keep
         self.stalls: list[Stall] = []
         self._due = 0.0  # when the heartbeat should wake next (monotonic)
         self._samples: Counter[str] = Counter()
+        self._tasks: set[int] = set()  # ids of the tasks sampled running in this stall
+        self._sampled = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
-        # collections: (start, end, generation), the recent ones
-        self._gcs: list[tuple[float, float, int]] = []
+        # collections: (start, end, generation, CPU seconds), the recent ones
+        self._gcs: list[tuple[float, float, int, float]] = []
         self._gc_started = 0.0
+        self._gc_cpu = 0.0
         self._task: asyncio.Task[None] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -119,6 +172,8 @@ class StallWatch:
 
     def start(self) -> None:
         self._loop_thread = threading.get_ident()
+        self._loop = asyncio.get_running_loop()
+        self._fd = _schedstat(threading.get_native_id())
         self._due = time.monotonic() + self.tick
         gc.callbacks.append(self._collection)
         self._task = asyncio.get_running_loop().create_task(self._beat(), name="stall-watch")
@@ -135,24 +190,42 @@ class StallWatch:
             self._thread.join()
         if self._collection in gc.callbacks:
             gc.callbacks.remove(self._collection)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._tell()
 
     async def _beat(self) -> None:
         monotonic = time.monotonic
         while True:
+            before = _sched(self._fd)
             await asyncio.sleep(self.tick)
             now = monotonic()
-            late = now - self._due
-            if late > self.threshold:
-                self._close(self._due, now)
+            due, self._due = self._due, now + self.tick  # no more samples for this one
+            with self._lock:
+                self._seq += 1
+                samples, self._samples = self._samples, Counter()
+                seen = (self._sampled, len(self._tasks))
+                self._sampled = 0
+                self._tasks.clear()
+            if now - due > self.threshold:
+                self._close(due, now, samples, before, seen)
             self._due = monotonic() + self.tick
 
-    def _close(self, start: float, end: float) -> None:
+    def _close(
+        self,
+        start: float,
+        end: float,
+        samples: Counter[str],
+        before: tuple[float, float],
+        seen: tuple[int, int],
+    ) -> None:
+        after = _sched(self._fd)
         with self._lock:
-            samples, self._samples = self._samples, Counter()
             gcs = [g for g in self._gcs if g[1] > start and g[0] < end]
             self._gcs = [g for g in self._gcs if g[1] > end - 1.0]
-        gc_seconds = sum(min(e, end) - max(s, start) for s, e, _ in gcs)
-        generation = max((g for _, _, g in gcs), default=-1)
+        gc_seconds = sum(min(e, end) - max(s, start) for s, e, _, _ in gcs)
+        generation = max((g for _, _, g, _ in gcs), default=-1)
         stall = Stall(
             start,
             end,
@@ -160,32 +233,58 @@ class StallWatch:
             gc_seconds,
             generation,
             dict(samples),
+            after[0] - before[0],
+            after[1] - before[1],
+            sum(cpu for *_, cpu in gcs),
+            *seen,
         )
         if len(self.stalls) < self.keep:
             self.stalls.append(stall)
         if self.on_stall is not None:
             self.on_stall(stall)
+        if self.report is not None:
+            self._reports.put(stall)
 
     def _collection(self, phase: str, info: dict[str, Any]) -> None:
         now = time.monotonic()
         if phase == "start":
-            self._gc_started = now
+            self._gc_started, self._gc_cpu = now, time.thread_time()
             return
+        cpu = time.thread_time() - self._gc_cpu
         # a collection in any thread holds the interpreter, so the loop too
         with self._lock:
-            self._gcs.append((self._gc_started, now, int(info.get("generation", 0))))
+            self._gcs.append((self._gc_started, now, int(info.get("generation", 0)), cpu))
             if len(self._gcs) > 10_000:
                 del self._gcs[:5_000]
 
     # -- the watchdog thread ---------------------------------------------------------------
 
+    def _tell(self) -> None:
+        """Report the stalls closed since the last time (on this thread, off the loop)."""
+        while self.report is not None:
+            try:
+                stall = self._reports.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                self.report(stall)
+            except Exception:
+                log.exception("reporting a stall failed")
+
     def _watch(self) -> None:
         monotonic, wait = time.monotonic, self._stop.wait
         self._me = threading.get_ident()
-        names: dict[int, str] = {}
+        names: dict[int, tuple[str, int | None]] = {}
+        ran: dict[int, float] = {}  # another thread's CPU seconds at its last sample
         while not wait(self.sample_every):
+            self._tell()
             if len(names) != threading.active_count():
-                names = {t.ident: t.name for t in threading.enumerate() if t.ident is not None}
+                names = {
+                    t.ident: (t.name, t.native_id)
+                    for t in threading.enumerate()
+                    if t.ident is not None
+                }
+            seq = self._seq
             if monotonic() - self._due <= self.threshold / 2:
                 continue
             frames = sys._current_frames()
@@ -193,14 +292,14 @@ class StallWatch:
             if frame is None:
                 continue
             ours, inner = _where(frame)
-            # the other threads too: the loop thread is sampled only when it lets go of the
-            # interpreter, so a stall of waiting to get it back shows its holder only here
-            others = [
-                f"{names.get(ident, ident)}/{_where(f)[1]}"
-                for ident, f in frames.items()
-                if ident not in (self._loop_thread, self._me)
-            ]
+            task = _current_tasks.get(self._loop) if self._loop is not None else None
+            others = self._others(frames, names, ran)
             with self._lock:
+                if seq != self._seq:
+                    continue  # the stall ended meanwhile: not its sample
+                self._sampled += 1
+                if task is not None:
+                    self._tasks.add(id(task))
                 if ours:
                     self._samples["ours:" + ours] += 1
                 if inner:
@@ -208,14 +307,45 @@ class StallWatch:
                 for other in others:
                     self._samples["other:" + other] += 1
 
+    def _others(
+        self,
+        frames: dict[int, FrameType],
+        names: dict[int, tuple[str, int | None]],
+        ran: dict[int, float],
+    ) -> list[str]:
+        """The other threads' innermost frames, of those that ran since their last sample:
+        the loop thread is sampled only when it lets go of the interpreter, so a stall of
+        waiting to get it back shows its holder only here; a thread parked in a blocking
+        wait (no CPU used) did not hold it."""
+        seen = []
+        for ident, f in frames.items():
+            if ident in (self._loop_thread, self._me):
+                continue
+            name, native = names.get(ident, (str(ident), None))
+            fd = _schedstat(native) if native is not None else None
+            cpu = _sched(fd)[0]
+            if fd is not None:
+                os.close(fd)
+            was, ran[ident] = ran.get(ident), cpu
+            if fd is not None and (was is None or cpu == was):
+                continue  # idle since the last look (or first seen: not known yet)
+            seen.append(f"{name}/{_where(f)[1]}")
+        return seen
+
 
 def log_stall(stall: Stall) -> None:
     log.warning(
-        "event loop stalled %.0f ms: %s (gc %.0f ms; other threads: %s)",
+        "event loop stalled %.0f ms: %s (%d samples, %d tasks; gc %.0f ms, %.0f ms of CPU;"
+        " the loop thread ran %.0f ms, waited for a CPU %.0f ms; other threads: %s)",
         stall.seconds * 1000,
         stall.cause,
+        stall.sampled,
+        stall.tasks,
         stall.gc_seconds * 1000,
-        stall.others or "none seen",
+        stall.gc_cpu * 1000,
+        stall.on_cpu * 1000,
+        stall.runqueue * 1000,
+        stall.others or "none seen running",
     )
 
 

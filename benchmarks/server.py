@@ -138,7 +138,20 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
     def dump(_signum: int, _frame: Any) -> None:
         watch = getattr(application.state, "stalls", None)
         spans = (
-            [(s.start, s.end, s.cause, s.gc_seconds, s.others) for s in watch.stalls]
+            [
+                (
+                    s.start,
+                    s.end,
+                    s.cause,
+                    s.gc_seconds,
+                    s.others,
+                    s.on_cpu,
+                    s.runqueue,
+                    s.sampled,
+                    s.tasks,
+                )
+                for s in watch.stalls
+            ]
             if watch
             else []
         )
@@ -147,6 +160,25 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         tmp.rename(record)
 
     signal.signal(signal.SIGUSR1, dump)
+    probe_to = os.environ.get("BENCH_GC_PROBE")
+    if probe_to:
+        gc_probe(Path(probe_to))
+    profile_to = os.environ.get("BENCH_PROFILE")
+    if profile_to:  # cProfile over the measuring window only (SIGUSR2 starts it)
+        import cProfile
+
+        profiler = cProfile.Profile()
+
+        def profile(_signum: int, _frame: Any) -> None:
+            profiler.enable()
+
+        def dump_profile(signum: int, frame: Any) -> None:
+            profiler.disable()
+            profiler.dump_stats(profile_to)
+            dump(signum, frame)
+
+        signal.signal(signal.SIGUSR2, profile)
+        signal.signal(signal.SIGUSR1, dump_profile)
     uvicorn.run(
         application,
         host="127.0.0.1",
@@ -156,6 +188,38 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         log_level="warning",
         backlog=4096,
     )
+
+
+def gc_probe(to: Path) -> None:
+    """A diagnosis, not a measurement (it slows each young collection): at each young
+    collection, what the collected generations hold (types, and how many references they
+    point along, which the collector visits), and its CPU time; appended to `to` as JSON."""
+    from collections import Counter
+
+    state: dict[str, Any] = {}
+
+    def probe(phase: str, info: dict[str, Any]) -> None:
+        gen = int(info.get("generation", 0))
+        if gen > 1:
+            return
+        if phase == "start":
+            objs = [o for g in range(gen + 1) for o in gc.get_objects(g)]
+            types = Counter(type(o).__name__ for o in objs)
+            refs: Counter[str] = Counter()
+            for o in objs:
+                refs[type(o).__name__] += len(gc.get_referents(o))
+            state.update(gen=gen, n=len(objs), types=types.most_common(8))
+            state.update(refs=refs.most_common(8), total_refs=sum(refs.values()))
+            state["cpu"] = time.thread_time()
+            state["wall"] = time.perf_counter()
+            return
+        state["cpu_ms"] = (time.thread_time() - state["cpu"]) * 1000
+        state["wall_ms"] = (time.perf_counter() - state["wall"]) * 1000
+        state["collected"] = info.get("collected")
+        with to.open("a") as f:
+            f.write(json.dumps({k: v for k, v in state.items() if k not in ("cpu", "wall")}) + "\n")
+
+    gc.callbacks.append(probe)
 
 
 def serve_bare(port: int, groups: int, size: int, rate: float, burst: int) -> None:
@@ -555,6 +619,9 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
 
         def start() -> None:
             p.measuring = True
+            if os.environ.get("BENCH_PROFILE"):
+                for proc in procs:
+                    proc.send_signal(signal.SIGUSR2)
 
         def end() -> None:
             p.measuring = False
@@ -786,7 +853,9 @@ def stalls_text(args: argparse.Namespace, stud: Result) -> str:
     return (
         f"\nEvent-loop stalls over {args.stalls:g} ms in the stud server during the window"
         " (`--stalls`, the server's `STALL_MS`: `app/stalls.py` samples the loop's stack"
-        " from a watchdog thread and times each garbage collection). Each delivery in the"
+        " from a watchdog thread, times each garbage collection, and reads the kernel's"
+        " account of the loop thread: how long of each stall it ran on a CPU, and how long"
+        " it was ready but waited for one). Each delivery in the"
         " p99 tail is put down to the stall that overlapped it most:\n\n"
         f"{stall_report.table(rows)}\n"
     )

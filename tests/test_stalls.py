@@ -111,9 +111,9 @@ async def test_with_stall_ms_the_server_counts_each_stall_by_kind() -> None:
 
 def test_each_slow_delivery_is_put_down_to_the_stall_that_overlapped_it_most() -> None:
     spans: list[stall_report.Span] = [
-        (10.0, 10.08, "gc gen 1", 0.08, ""),
-        (10.05, 10.06, "app/tables/dealing.py:act", 0.0, "writer/sqlite3:commit"),
-        (20.0, 20.02, "app/tables/dealing.py:act", 0.0, "writer/sqlite3:commit"),
+        (10.0, 10.08, "gc gen 1", 0.08, "", 0.07, 0.01, 30, 1),
+        (10.05, 10.06, "app/tables/dealing.py:act", 0.0, "writer/sqlite3:commit", 0.01, 0.0, 4, 2),
+        (20.0, 20.02, "app/tables/dealing.py:act", 0.0, "writer/sqlite3:commit", 0.0, 0.02, 8, 3),
     ]
     tail = [(9.99, 10.1), (10.055, 10.1), (19.995, 20.03), (30.0, 30.05)]
     rows = {r.cause: r for r in stall_report.causes(spans, tail)}
@@ -124,5 +124,80 @@ def test_each_slow_delivery_is_put_down_to_the_stall_that_overlapped_it_most() -
     assert rows["no stall"].tail_share == 0.25
     assert round(rows["gc gen 1"].longest_ms) == 80
     table = stall_report.table(list(rows.values()))
-    assert "| `gc gen 1` | 1 | 80 | 80 | 50% |  |" in table
+    assert "| `gc gen 1` | 1 | 80 | 80 | 70 | 10 | 30 (1) | 50% |  |" in table
+    assert round(rows["app/tables/dealing.py:act"].runqueue_ms) == 20
+    assert (rows["app/tables/dealing.py:act"].samples, rows["app/tables/dealing.py:act"].tasks) == (
+        12,
+        5,
+    )
     assert rows["app/tables/dealing.py:act"].others == "writer/sqlite3:commit"
+
+
+async def test_a_stall_is_reported_off_the_loop_and_says_what_the_loop_thread_did() -> None:
+    reported: list[tuple[stalls.Stall, int]] = []
+    told = threading.Event()
+
+    def report(stall: stalls.Stall) -> None:
+        reported.append((stall, threading.get_ident()))
+        told.set()
+
+    watch = stalls.StallWatch(threshold=0.02, report=report)
+    watch.start()
+    try:
+        await asyncio.sleep(0.01)
+        hold_the_loop(0.15)  # asleep: off the CPU, yet not waiting for one
+        await asyncio.wait_for(_until(watch, 1), 5)
+        assert await asyncio.to_thread(told.wait, 5)
+    finally:
+        await watch.stop()
+    stall = max(watch.stalls, key=lambda s: s.seconds)
+    assert stall in [s for s, _ in reported]
+    assert {who for _, who in reported} == {watch._me} != {threading.get_ident()}
+    assert stall.on_cpu < stall.seconds / 2, stall
+
+
+async def test_a_thread_parked_in_a_wait_is_not_named_and_samples_stay_with_their_stall() -> None:
+    parked = threading.Event()
+    idle = threading.Thread(target=parked.wait, name="idle")
+    idle.start()
+    watch = stalls.StallWatch(threshold=0.02)
+    watch.start()
+    try:
+        await asyncio.sleep(0.01)
+        for _ in range(2):
+            hold_the_loop(0.1)
+            await asyncio.sleep(0.02)
+        await asyncio.wait_for(_until(watch, 2), 5)
+    finally:
+        parked.set()
+        idle.join()
+        await watch.stop()
+    assert all("idle/" not in s.others for s in watch.stalls), watch.stalls
+    # each stall's samples were taken while the loop was held, none after it was let go
+    held = [s for s in watch.stalls if s.seconds >= 0.08]
+    assert len(held) == 2, watch.stalls
+    for stall in held:
+        inner = {k for k in stall.samples if k.startswith("inner:")}
+        assert inner == {"inner:test_stalls.py:hold_the_loop"}, stall
+
+
+async def test_a_stall_counts_the_tasks_it_found_running() -> None:
+    async def hold() -> None:
+        hold_the_loop(0.1)
+
+    watch = stalls.StallWatch(threshold=0.02)
+    watch.start()
+    try:
+        await asyncio.sleep(0.01)
+        await asyncio.gather(asyncio.create_task(hold()))  # one task, one long step
+        await asyncio.gather(*(asyncio.create_task(hold_a_while()) for _ in range(10)))
+        await asyncio.wait_for(_until(watch, 2), 5)
+    finally:
+        await watch.stop()
+    one, many = sorted((s for s in watch.stalls if s.seconds >= 0.08), key=lambda s: s.start)
+    assert one.sampled > 5 and one.tasks == 1, one
+    assert many.tasks > 2, many  # ten short steps in one pass of the loop
+
+
+async def hold_a_while() -> None:
+    hold_the_loop(0.015)

@@ -163,16 +163,17 @@ def hand_log(
     is False when the hand's start has already left the ring (only its later events are kept)."""
     start = None
     for i in range(len(ring) - 1, -1, -1):
-        if ring[i].type == "hand_started" and ring[i].user is None:
+        _, kind, _, user = ring[i]
+        if kind == "hand_started" and user is None:
             start = i
             break
     if start is None and table.hand is None:
         return [], True
     # a hand whose start left the ring began before everything the ring holds
     events = [
-        from_json(kept.text)
-        for kept in itertools.islice(ring, start or 0, None)
-        if kept.user is None or (user_id is not None and kept.user == user_id)
+        from_json(text)
+        for _, _, text, user in itertools.islice(ring, start or 0, None)
+        if user is None or (user_id is not None and user == user_id)
     ]
     return events, start is not None
 
@@ -230,7 +231,7 @@ def snapshot(
 def missed(ring: Iterable[Kept], last: int, user: int) -> list[str]:
     """What a client missed after version `last`, as `user` may see it."""
     return [
-        kept.text if kept.user is None or kept.user == user else placeholder(kept.v)
-        for kept in ring
-        if kept.v > last
+        text if seen_by is None or seen_by == user else placeholder(v)
+        for v, _, text, seen_by in ring
+        if v > last
     ]

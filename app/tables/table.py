@@ -339,7 +339,7 @@ class Table:
             self.version += 1
             v = self.version
             text = encode(v, body)
-            self.ring.append(Kept(v, kind, text, user))
+            self.ring.append((v, kind, text, user))
             if user is None:
                 self.outgoing.append((self.channel, text))
             else:

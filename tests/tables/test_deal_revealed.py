@@ -19,7 +19,7 @@ async def test_deal_revealed_verifies_and_hides_folded_and_mucked_cards(db: Data
     try:
         await play_hands(table, clock, 6, fold_seat=1)  # some fold, some muck
         await table.request(m.Sync())
-        public = [json.loads(kept.text) for kept in table.ring if kept.user is None]
+        public = [json.loads(text) for _, _, text, user in table.ring if user is None]
     finally:
         await manager.stop()
     committed = {e["hand_id"]: e for e in public if e["type"] == "deal_committed"}

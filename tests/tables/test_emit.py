@@ -47,10 +47,10 @@ async def test_ring_keeps_each_events_type_beside_its_text(db: Database) -> None
         kept = list(table.ring)
     finally:
         await manager.stop()
-    assert any(k.type == "hand_started" for k in kept)
-    assert any(k.user is not None for k in kept)  # the seat-private ones too
-    for k in kept:
-        body = json.loads(k.text)
-        assert body["v"] == k.v
-        assert body["type"] == k.type
-        assert k.type in catalog.SERVER
+    assert any(kind == "hand_started" for _, kind, _, _ in kept)
+    assert any(user is not None for *_, user in kept)  # the seat-private ones too
+    for v, kind, text, _ in kept:
+        body = json.loads(text)
+        assert body["v"] == v
+        assert body["type"] == kind
+        assert kind in catalog.SERVER

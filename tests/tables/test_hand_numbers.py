@@ -114,7 +114,7 @@ async def test_a_tables_own_hand_count_starts_at_one_and_goes_on_across_a_restar
         assert back is not None and back.state.hands_played == 0
         await start_hand(back, later)
         assert back.state.hand_count == 3
-        started = next(from_json(k.text) for k in back.ring if k.type == "hand_started")
+        started = next(from_json(t) for _, k, t, _ in back.ring if k == "hand_started")
         assert started["count"] == 3
         assert started["names"] == {"0": "stud0", "1": "stud1"}
         assert int(started["number"]) != 3  # the id stays the global number

@@ -36,7 +36,7 @@ async def send(table: Table, user: int, seed: bytes, commit: str, sealed: str) -
 
 
 def public(table: Table, kind: str) -> list[dict[str, Any]]:
-    return [json.loads(k.text) for k in table.ring if k.user is None and k.type == kind]
+    return [json.loads(t) for _, k, t, user in table.ring if user is None and k == kind]
 
 
 async def my_check(

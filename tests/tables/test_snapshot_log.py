@@ -12,6 +12,7 @@ import pytest
 from app.fanout import BaseFanout
 from app.store.db import Database
 from app.tables import FakeClock
+from app.tables.state import TYPE
 from tests.tables.live import Client, Frame, Live, live_server
 from tests.tables.test_ws_play import PAUSE, calldown
 
@@ -113,7 +114,7 @@ async def test_snapshot_log_when_the_hands_start_left_the_ring(live: Live) -> No
     await live.settle(table_id, PAUSE)
     await play_to_street(clients, 4)
     ring = live.table(table_id).ring
-    while ring[0].type != "hand_started":
+    while ring[0][TYPE] != "hand_started":
         ring.popleft()
     ring.popleft()  # as if the ring had overflowed past the hand's start
     first_kept = ring[0][0]
