@@ -116,11 +116,18 @@ def test_a_reported_line_reaches_the_admin_page(
 
 
 def test_the_admin_page_shows_no_text_that_is_not_in_the_catalogue(
-    site: tuple[str, Path], browser: Browser, shots_dir: Path, mailbox: Mailbox
+    tmp_path: Path, browser: Browser, shots_dir: Path, mailbox: Mailbox
 ) -> None:
     """The operators' page, its search and a player's page, under a marked catalogue (as
-    tests/frontend/test_languages.py walks the players' pages)."""
-    url, data = site
+    tests/frontend/test_languages.py walks the players' pages). A server of its own: the
+    other test's chat lines and names would be data on this page."""
+    with serving(tmp_path, mailbox) as url:
+        walk_the_admin_page(url, tmp_path, browser, shots_dir, mailbox)
+
+
+def walk_the_admin_page(
+    url: str, data: Path, browser: Browser, shots_dir: Path, mailbox: Mailbox
+) -> None:
     tag = secrets.token_hex(3)
     contexts = [browser.new_context() for _ in range(2)]
     contexts[0].route("**/static/i18n/*.json", marked)
