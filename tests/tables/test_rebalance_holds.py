@@ -13,14 +13,11 @@ import pytest
 
 from app.fanout import BaseFanout
 from app.store.db import Database
-from app.store.directory import Directory
-from app.store.lease_models import ServerProcess
-from app.store.types import utcnow
-from app.tables import FakeClock, LedgerTableStore, TableError, TableManager, TableSettings
+from app.tables import TableError, TableManager, TableSettings
 from app.tables.handover import HELD_ROUNDS, Handover
-from app.tables.peers import Peers
 from app.tables.rebalance import Balancing, Rebalancer, age
 from app.tables.rpc import TableRouter
+from tests.tables.routed import Routed, routed
 
 SETTINGS = TableSettings(name="Held", small_bet=100, big_bet=200, ante=10, bring_in=50)
 NAMES = ("a", "b", "c")
@@ -32,6 +29,11 @@ class Process:
     router: TableRouter
     handover: Handover
     rebalancer: Rebalancer
+
+    @classmethod
+    def of(cls, p: Routed) -> Process:
+        rebalancer = Rebalancer(p.handover, Balancing(step=2, margin=0))
+        return cls(p.manager, p.router, p.handover, rebalancer)
 
     async def table(self) -> int:
         return (await self.manager.create(SETTINGS, host_user_id=None, password_hash=None)).id
@@ -47,31 +49,8 @@ class Process:
 
 @pytest.fixture
 async def processes(sqlite_db: Database, memory_fanout: BaseFanout) -> AsyncIterator[list[Process]]:
-    made: list[Process] = []
-    async with sqlite_db.transaction() as s:
-        for name in NAMES:
-            now = utcnow()
-            s.add(ServerProcess(id=name, host="here", pid=0, started_at=now, heartbeat_at=now,
-                                fanout="redis", capacity=10))  # fmt: skip
-    directory = Directory(sqlite_db, lease_seconds=60)
-    for name in NAMES:
-        manager = TableManager(
-            LedgerTableStore(sqlite_db, owner=name, lease_seconds=60),
-            memory_fanout,
-            FakeClock(),
-            capacity=10,
-        )
-        router = TableRouter(manager, memory_fanout, me=name, directory=directory, timeout=2.0)
-        handover = Handover(router, Peers(router))
-        rebalancer = Rebalancer(handover, Balancing(step=2, margin=0))
-        await router.start()
-        made.append(Process(manager, router, handover, rebalancer))
-    try:
-        yield made
-    finally:
-        for p in made:
-            await p.manager.stop()
-            await p.router.stop()
+    async with routed(sqlite_db, memory_fanout, NAMES) as made:
+        yield [Process.of(p) for p in made]
 
 
 async def test_a_table_being_handed_over_is_left_out_and_not_handed_twice(

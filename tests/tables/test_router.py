@@ -8,7 +8,6 @@ table that moved is found again; the lobby's questions reach every live process.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -19,67 +18,33 @@ from sqlalchemy import delete, update
 from app.fanout import BaseFanout, channels
 from app.jsontext import from_json, to_json
 from app.store.db import Database
-from app.store.directory import Directory
 from app.store.lease_models import ServerProcess, TableLease
 from app.store.types import utcnow
 from app.tables import (
-    FakeClock,
-    LedgerTableStore,
     TableError,
     TableManager,
     TableSettings,
     publishing,
 )
 from app.tables import messages as m
-from app.tables.handover import Handover
-from app.tables.peers import Peers
-from app.tables.rpc import ProcessOp, TableRouter
+from app.tables.rpc import ProcessOp
 from app.tables.state import TEXT
 from app.wire import client as c
 from app.wire.limits import MAX_CHIPS, MAX_SEATS
 from app.wire.process import VERSION
 from tests import asks
+from tests.tables.routed import Routed, routed
 
 SETTINGS = TableSettings(name="Routed", small_bet=100, big_bet=200, ante=10, bring_in=50)
 
 
-@dataclass
-class Process:
-    manager: TableManager
-    router: TableRouter
-    peers: Peers
-
-
 @pytest.fixture
-async def processes(sqlite_db: Database, memory_fanout: BaseFanout) -> AsyncIterator[list[Process]]:
-    made: list[Process] = []
-    async with sqlite_db.transaction() as s:
-        for name in ("a", "b", "c"):
-            now = utcnow()
-            s.add(ServerProcess(id=name, host="here", pid=0, started_at=now, heartbeat_at=now,
-                                fanout="redis", capacity=10))  # fmt: skip
-    directory = Directory(sqlite_db, lease_seconds=60)
-    for name in ("a", "b", "c"):
-        manager = TableManager(
-            LedgerTableStore(sqlite_db, owner=name, lease_seconds=60),
-            memory_fanout,
-            FakeClock(),
-            capacity=10,
-        )
-        router = TableRouter(manager, memory_fanout, me=name, directory=directory, timeout=2.0)
-        peers = Peers(router)
-        Handover(router, peers)  # it answers "claim", "move" and "room"
-        await router.start()
-        made.append(Process(manager, router, peers))
-    try:
+async def processes(sqlite_db: Database, memory_fanout: BaseFanout) -> AsyncIterator[list[Routed]]:
+    async with routed(sqlite_db, memory_fanout) as made:
         yield made
-    finally:
-        for p in made:
-            await p.manager.stop()
-            await p.router.stop()
 
 
-async def test_a_message_reaches_the_table_wherever_it_runs(processes: list[Process]) -> None:
+async def test_a_message_reaches_the_table_wherever_it_runs(processes: list[Routed]) -> None:
     a, b, _ = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
     answer = await b.router.request(table.id, m.Resync(7))  # through the fan-out, to a
@@ -96,7 +61,7 @@ async def test_a_message_reaches_the_table_wherever_it_runs(processes: list[Proc
 
 
 async def test_forged_routed_requests_are_refused_and_change_nothing(
-    processes: list[Process], memory_fanout: BaseFanout
+    processes: list[Routed], memory_fanout: BaseFanout
 ) -> None:
     a, b, _ = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
@@ -123,7 +88,7 @@ async def test_forged_routed_requests_are_refused_and_change_nothing(
 
 
 async def test_an_owner_that_does_not_answer_is_a_clear_error(
-    processes: list[Process], sqlite_db: Database
+    processes: list[Routed], sqlite_db: Database
 ) -> None:
     a, b, _ = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
@@ -140,7 +105,7 @@ async def test_an_owner_that_does_not_answer_is_a_clear_error(
     assert table.id not in b.router.owners  # asked again next time
 
 
-async def test_a_table_that_moved_is_found_again(processes: list[Process]) -> None:
+async def test_a_table_that_moved_is_found_again(processes: list[Routed]) -> None:
     a, b, c = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
     await c.router.request(table.id, m.Resync(7))
@@ -164,7 +129,7 @@ async def _lease(db: Database, table_id: int) -> tuple[str | None, int]:
 
 
 async def test_a_move_the_target_cannot_take_is_refused_before_anything_stops(
-    processes: list[Process], sqlite_db: Database
+    processes: list[Routed], sqlite_db: Database
 ) -> None:
     a, b, c = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
@@ -192,7 +157,7 @@ async def test_a_move_the_target_cannot_take_is_refused_before_anything_stops(
 
 
 async def test_a_target_that_fills_up_meanwhile_leaves_the_table_where_it_was(
-    processes: list[Process], sqlite_db: Database
+    processes: list[Routed], sqlite_db: Database
 ) -> None:
     """b says it has room, then takes nothing (what a claim racing the move looks like): the
     table is back on its owner at once rather than free until a heartbeat."""
@@ -212,7 +177,7 @@ async def test_a_target_that_fills_up_meanwhile_leaves_the_table_where_it_was(
     assert await _lease(sqlite_db, table.id) == ("a", epoch + 1)
 
 
-async def test_the_lobby_question_reaches_every_process(processes: list[Process]) -> None:
+async def test_the_lobby_question_reaches_every_process(processes: list[Routed]) -> None:
     a, b, c = processes
     b.router.process_op("count", _count(b.manager))
     a.router.process_op("count", _count(a.manager))
@@ -234,7 +199,7 @@ def _count(manager: TableManager) -> ProcessOp:
 
 
 async def test_a_dead_process_s_sockets_stop_counting_as_watchers(
-    processes: list[Process], sqlite_db: Database
+    processes: list[Routed], sqlite_db: Database
 ) -> None:
     a, b, c = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
@@ -253,7 +218,7 @@ async def test_a_dead_process_s_sockets_stop_counting_as_watchers(
 
 
 async def test_a_table_nobody_runs_is_claimed_by_the_process_asked(
-    processes: list[Process],
+    processes: list[Routed],
 ) -> None:
     a, b, _ = processes
     table = await a.manager.create(SETTINGS, host_user_id=None, password_hash=None)
@@ -297,7 +262,7 @@ def _socket_says(data: dict[str, Any]) -> tuple[str, str]:
     ],
 )
 async def test_a_routed_command_is_checked_on_arrival_as_at_the_socket(
-    processes: list[Process], memory_fanout: BaseFanout, wrong: dict[str, Any]
+    processes: list[Routed], memory_fanout: BaseFanout, wrong: dict[str, Any]
 ) -> None:
     """Sent raw to the owner's channel (no socket checked it), out of the catalog's bounds:
     refused on the owning process with the socket's own code and words, and nothing done."""
@@ -329,7 +294,7 @@ _VALID: dict[str, dict[str, Any]] = {
 
 
 async def test_the_release_befores_process_messages_are_still_understood(
-    processes: list[Process], memory_fanout: BaseFanout
+    processes: list[Routed], memory_fanout: BaseFanout
 ) -> None:
     """A rolling deploy: a process of the release before (no `v`; a command as the table's
     dataclass by class name, its request id called `key`) is answered as before."""
@@ -353,7 +318,7 @@ async def test_the_release_befores_process_messages_are_still_understood(
 
 
 async def test_a_newer_releases_process_message_is_refused_by_name(
-    processes: list[Process], memory_fanout: BaseFanout
+    processes: list[Routed], memory_fanout: BaseFanout
 ) -> None:
     """A version this process does not know is refused, saying so, never half understood."""
     a, _, _ = processes

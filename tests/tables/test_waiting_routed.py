@@ -12,7 +12,8 @@ from app.tables import TableError, TableSettings
 from app.tables import messages as m
 from tests import asks
 from tests.store.factories import make_user
-from tests.tables.test_router import Process, processes
+from tests.tables.routed import Routed
+from tests.tables.test_router import processes
 
 __all__ = ["processes"]  # the three processes of test_router, used here as a fixture
 
@@ -20,7 +21,7 @@ FULL = TableSettings.parse({"name": "Routed list", "small_bet": 100, "max_seats"
 
 
 async def test_r44_the_list_is_the_tables_wherever_it_runs_and_moves_with_it(
-    processes: list[Process], sqlite_db: Database
+    processes: list[Routed], sqlite_db: Database
 ) -> None:
     a, b, c = processes
     for p in processes:
