@@ -125,7 +125,7 @@ FELT_JS = """() => {
     seat: Number(box.dataset.seat),
     name: box.dataset.name,
     stack: box.querySelector(".plate-stack").firstChild.textContent,
-    won: box.querySelector(".plate-stack .won")?.textContent ?? null,
+    won: box.querySelector(".plate .won")?.textContent ?? null,
     cards: [...box.querySelectorAll(".hole .card")].map((c) =>
       c.classList.contains("back") ? "??" : c.dataset.card),
   })).sort((a, b) => a.seat - b.seat);

@@ -14,15 +14,27 @@ export function keyed(el, key, build) {
   return true;
 }
 
-/** Seat positions around the oval: the viewer at the bottom, then clockwise. */
+// Each seat's angle (degrees, clockwise from the viewer's at the bottom) and its bet's place
+// (% of the felt), for 2 to 8 seats (R1): chosen so that, with 7 cards each, no seat's cards
+// reach another's plate and every bet lies between its seat and the pots, at every felt size
+// (tests/frontend/test_felt_layout.py draws them full). The viewer's bet lies above their cards.
+const SEATING = {
+  2: { angles: [90, 270], bets: [[50, 66.5], [50, 28]] },
+  3: { angles: [90, 210, 330], bets: [[50, 66.5], [33, 47], [67, 47]] },
+  4: { angles: [90, 180, 270, 0], bets: [[50, 66.5], [33, 50], [50, 28], [67, 50]] },
+  5: { angles: [90, 162, 234, 306, 18], bets: [[50, 66.5], [34, 57], [38, 36], [62, 36], [66, 57]] },
+  6: { angles: [90, 152, 211, 270, 329, 28], bets: [[50, 66.5], [34, 57], [33, 44], [50, 28], [67, 44], [66, 57]] },
+  7: { angles: [90, 152, 195, 246, 294, 345, 28], bets: [[50, 66.5], [34, 57], [34, 44], [40, 32], [60, 32], [66, 44], [66, 57]] },
+  8: { angles: [90, 145, 188, 233, 270, 307, 352, 35], bets: [[50, 66.5], [34, 57], [25, 47], [37, 36], [50, 28], [63, 36], [75, 47], [66, 57]] },
+};
+
+/** Seat positions around the oval: the viewer at the bottom, then clockwise; `bet` is where
+ * the seat's bet lies, in % of the felt. */
 export function place(seat, anchor, n) {
   const i = (seat - anchor + n) % n;
-  const step = (2 * Math.PI) / n;
-  // the viewer's seat (bottom) gets a wider gap on each side for its larger cards; the
-  // others share the rest of the oval evenly
-  const gap = n > 3 ? Math.max(step, Math.min(1.4 * step, (62 * Math.PI) / 180)) : step;
-  const angle = i === 0 ? Math.PI / 2 : Math.PI / 2 + gap + ((i - 1) * (2 * Math.PI - 2 * gap)) / Math.max(1, n - 2);
-  return { x: Math.cos(angle), y: Math.sin(angle), i };
+  const seating = SEATING[n];
+  const angle = (seating.angles[i] * Math.PI) / 180;
+  return { x: Math.cos(angle), y: Math.sin(angle), i, bet: seating.bets[i] };
 }
 
 /** On a portrait (phone) felt there is no room around an oval: three columns. The others
@@ -36,7 +48,9 @@ export function placePortrait(seat, anchor, n) {
   const others = n - 1;
   const atTop = others % 2 === 1;
   const k = Math.floor(others / 2); // seats in each side column
-  const row = (j) => (k > 1 ? 1 + (j * 50) / (k - 1) : 24); // the rows' tops, from the top down
+  // the rows' tops, from the top down: two rows a side close enough that the lower one clears
+  // the viewer's cards; three (7 or 8 seats, on a taller felt) a quarter of the felt apart
+  const row = (j) => (k > 1 ? 1 + j * Math.min(39, 48 / (k - 1)) : 24);
   if (atTop && i === k + 1) return { col: 0, top: 1, bottom: false, i };
   if (i <= k) return { col: -1, top: row(k - i), bottom: false, i }; // clockwise: up the left
   const j = i - k - (atTop ? 2 : 1);
@@ -90,19 +104,18 @@ function seatView(state, seat, ctx) {
       return h(
         `div.seat-box${acting ? ".acting" : ""}${me ? ".mine" : ""}${p?.folded ? ".folded" : ""}${winner ? ".winner" : ""}${info?.sitting_out ? ".out" : ""}${info?.away ? ".away" : ""}`,
         { role: "group", "aria-label": label, dataset: { seat, name } },
-        // on a phone the hand's name lies over its own cards (as PokerStars shows it): below
-        // the plate it covered the seat under it, and pushed the viewer's cards into its
-        // neighbours' (the viewer's seat grows upwards)
-        h("div.hole", { "aria-label": t("seat.cards_of", { name }) }, cards, ctx.portrait ? made : null),
+        // the hand's name lies over the foot of its own cards (as PokerStars shows it): below
+        // the plate it covered the seat under it, on a phone and on an 8-seat desktop felt
+        h("div.hole", { "aria-label": t("seat.cards_of", { name }) }, cards, made),
         h(
           "div.plate",
           h("div.plate-name", h("span.name", { title: name }, name), ...flags),
-          // the winnings sit by the stack, on the plate: never over the winner's cards
-          h("div.plate-stack", chips(stack), winner ? h("span.won", t("seat.won", { amount: chips(p.won) })) : null),
-          status.length ? h("div.plate-status", status.join(" · ")) : null,
+          h("div.plate-stack", chips(stack)),
+          // the winnings sit on the plate's last line (never over the winner's cards; beside
+          // the stack they widened the plate into its neighbours, under it they heightened it)
+          status.length || winner ? h("div.plate-status", winner ? h("span.won", t("seat.won", { amount: chips(p.won) })) : null, status.join(" · ")) : null,
           acting ? h(`div.timer${hand.bank === seat ? ".bank" : ""}`, { "aria-hidden": "true" }, h("div.timer-bar")) : null,
         ),
-        ctx.portrait ? null : made,
         bet ? h("div.seat-bet", betChips(state, seat)) : null,
       );
     },
@@ -141,8 +154,8 @@ export function renderFelt(felt, state, ctx) {
       if (pos.y < -0.75) seatEl.classList.add("upper");
       if (Math.abs(pos.x) > 0.45) seatEl.classList.add(pos.x < 0 ? "side-left" : "side-right");
       const betEl = h("div.bet", { dataset: { seat } });
-      betEl.style.setProperty("--x", `${50 + pos.x * 26}%`);
-      betEl.style.setProperty("--y", `${50 + pos.y * 21}%`);
+      betEl.style.setProperty("--x", `${pos.bet[0]}%`);
+      betEl.style.setProperty("--y", `${pos.bet[1]}%`);
       felt.append(seatEl, betEl);
     }
   }
