@@ -5,9 +5,11 @@ phone layout must keep apart."""
 from __future__ import annotations
 
 import re
+import secrets
+from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from tests.frontend.players import PASSWORD, WAIT_MS, Player
 
@@ -65,6 +67,31 @@ def sit(player: Player, seat: int, amount: str = "40") -> None:
     expect(dialog).to_be_hidden()
     expect(page.locator(".seat-box.mine")).to_have_attribute("data-seat", str(seat))
     player.seat = seat
+
+
+def seated(
+    contexts: list[BrowserContext],
+    names: tuple[str, ...],
+    seats: tuple[int, ...],
+    server_url: str,
+    shots_dir: Path,
+    **settings: Any,
+) -> list[Player]:
+    """New players (one per context, their names made unique) at `seats` of a new table the
+    first made with `settings`; each has the table open before anyone sits."""
+    tag = secrets.token_hex(3)
+    players = [
+        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
+        for name, ctx in zip(names, contexts, strict=True)
+    ]
+    for player in players:
+        register(player, server_url)
+    table_id = create_table(players[0].page, **{"hand_pause_ms": 1000, **settings})["table"]["id"]
+    for player in players:
+        open_table(player, server_url, table_id)
+    for player, seat in zip(players, seats, strict=True):
+        sit(player, seat)
+    return players
 
 
 def seat_bots(player: Player, count: int) -> list[str]:

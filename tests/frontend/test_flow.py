@@ -10,37 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ViewportSize, expect
+from playwright.sync_api import Browser, ViewportSize, expect
 
 from tests.frontend.players import Game, Player, calldown
-from tests.frontend.table_kit import create_table, open_table, register, sit
+from tests.frontend.table_kit import create_table, register, seated
 
 pytestmark = pytest.mark.xdist_group("browser")
 
 VIEW: ViewportSize = {"width": 1280, "height": 860}
-
-
-def seated(
-    contexts: list[BrowserContext],
-    names: tuple[str, ...],
-    seats: tuple[int, ...],
-    server_url: str,
-    shots_dir: Path,
-    **settings: Any,
-) -> list[Player]:
-    """New players (one per context) seated at `seats` of a new table the first made."""
-    tag = secrets.token_hex(3)
-    players = [
-        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
-        for name, ctx in zip(names, contexts, strict=True)
-    ]
-    for player in players:
-        register(player, server_url)
-    table_id = create_table(players[0].page, hand_pause_ms=1000, **settings)["table"]["id"]
-    for player, seat in zip(players, seats, strict=True):
-        open_table(player, server_url, table_id)
-        sit(player, seat)
-    return players
 
 
 def turn_of(game: Game, hand_id: str | None, last: int | None) -> dict[str, Any]:

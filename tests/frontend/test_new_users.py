@@ -7,36 +7,12 @@ import secrets
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, expect
 
 from tests.frontend.players import PASSWORD, Game, Player, calldown
-from tests.frontend.table_kit import create_table, open_table, register, sit
+from tests.frontend.table_kit import create_table, open_table, register, seated
 
 pytestmark = pytest.mark.xdist_group("browser")
-
-
-def heads_up(
-    contexts: list[BrowserContext],
-    names: tuple[str, str],
-    table: str,
-    server_url: str,
-    shots_dir: Path,
-) -> list[Player]:
-    """Two new players (one per context) seated at 0 and 3 of a new table the first made."""
-    tag = secrets.token_hex(3)
-    players = [
-        Player(f"{name}{tag}", ctx.new_page(), shots_dir)
-        for name, ctx in zip(names, contexts, strict=True)
-    ]
-    for player in players:
-        register(player, server_url)
-    table_id = create_table(players[0].page, name=table, hand_pause_ms=1000)["table"]["id"]
-    for player in players:
-        open_table(player, server_url, table_id)
-    for player, seat in zip(players, (0, 3), strict=True):
-        sit(player, seat)
-        player.seat = seat
-    return players
 
 
 def test_a_deep_link_opened_logged_out_leads_to_the_table_after_logging_in(
@@ -72,7 +48,7 @@ def test_the_muck_button_says_mucked_cards_reach_the_others_histories(
 ) -> None:
     contexts = [browser.new_context(viewport={"width": 1280, "height": 860}) for _ in range(2)]
     try:
-        players = heads_up(contexts, ("mia", "ned"), "Mucked", server_url, shots_dir)
+        players = seated(contexts, ("mia", "ned"), (0, 3), server_url, shots_dir, name="Mucked")
         seen: list[str] = []
 
         def at_turn(turn: dict[str, object]) -> None:
@@ -225,7 +201,7 @@ def test_the_last_hand_stays_after_a_reload_and_the_last_hands_open_in_the_repla
 ) -> None:
     contexts = [browser.new_context(viewport={"width": 1280, "height": 860}) for _ in range(2)]
     try:
-        players = heads_up(contexts, ("ola", "pia"), "Reloaded", server_url, shots_dir)
+        players = seated(contexts, ("ola", "pia"), (0, 3), server_url, shots_dir, name="Reloaded")
         Game(players).play(calldown, None)
         page = players[1].page
         expect(page.locator('button[data-cmd="email-hand"]')).to_be_visible()
