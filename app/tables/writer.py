@@ -103,6 +103,8 @@ class HandWriter:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_retrieved)
         queue.jobs.append((label, job, future, (item, urgent) if item is not None else None))
+        if urgent and item is not None:
+            self._hurry()  # a write of the table's that is gathered already goes now too
         queue.idle.clear()
         queue.wake.set()
         if queue.task is None or queue.task.done():
@@ -178,9 +180,7 @@ class HandWriter:
         done: asyncio.Future[bool] = loop.create_future()
         self._together.append((item, done))
         if urgent:
-            self._urgent = True
-            if self._window is not None and not self._window.done():
-                self._window.set_result(None)  # the gatherer writes what it has now
+            self._hurry()
         if self._gatherer is None or self._gatherer.done():
             self._gatherer = loop.create_task(self._write_together(), name="hand-writer-batch")
         return await done
@@ -210,6 +210,12 @@ class HandWriter:
             for _, done in batch:
                 if not done.done():
                     done.set_result(written)
+
+    def _hurry(self) -> None:
+        """The next shared transaction goes without waiting out the window."""
+        self._urgent = True
+        if self._window is not None and not self._window.done():
+            self._window.set_result(None)  # the gatherer writes what it has now
 
     async def _gather(self) -> None:
         """Wait `window` seconds for more writes, or until an urgent one comes."""

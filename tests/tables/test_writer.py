@@ -183,3 +183,26 @@ async def test_an_urgent_write_goes_at_once_with_the_writes_gathered() -> None:
         assert batches[1:] == [["end 3"]]
     finally:
         await writer.stop()
+
+
+async def test_an_urgent_write_hurries_the_tables_write_gathered_before_it() -> None:
+    """A short hand's finished record is behind its start row, gathered and waiting out the
+    window: the urgent record sends that row now, then goes itself, without the window."""
+    batches: list[list[str]] = []
+
+    async def write_many(items: list[Any]) -> None:
+        batches.append(list(items))
+
+    async def alone() -> None:
+        raise AssertionError("each write goes in the shared transaction")
+
+    writer = HandWriter(write_many=write_many, window=3600.0)
+    try:
+        start = writer.submit(1, "hand #1 start", alone, item="start 1")
+        while not writer._together:
+            await asyncio.sleep(0)
+        end = writer.submit(1, "hand #1", alone, item="end 1", urgent=True)
+        await asyncio.wait_for(asyncio.gather(start, end), 60)
+        assert batches == [["start 1"], ["end 1"]]  # the table's order kept
+    finally:
+        await writer.stop()
