@@ -58,6 +58,11 @@ def is_permanent(exc: BaseException) -> bool:
     return isinstance(exc, StoreError | IntegrityError | ValueError | TypeError | KeyError)
 
 
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 def _retrieved(future: asyncio.Future[Any]) -> None:
     """Nobody need await a job: its failure is logged here, not as "never retrieved"."""
     if not future.cancelled():
@@ -224,7 +229,7 @@ class HandWriter:
             return
         loop = asyncio.get_running_loop()
         self._window = window = loop.create_future()
-        timer = loop.call_later(self.window, lambda: window.done() or window.set_result(None))
+        timer = loop.call_later(self.window, _settle, window)
         try:
             await window
         finally:
