@@ -122,6 +122,9 @@ class NoTables:
     def room(self) -> int | None:
         return 0
 
+    def runs_none(self) -> bool:
+        return True
+
     async def adopt(self, only: list[int] | None = None) -> list[int]:
         return []
 

@@ -161,10 +161,15 @@ async def save_director(
     unknown = set(values) - set(DIRECTOR_COLUMNS)
     if unknown:
         raise TypeError(f"not the director's to write: {', '.join(sorted(unknown))}")
-    tournament = await _fenced(session, tournament_id, fence)
-    for name, value in values.items():
-        setattr(tournament, name, value)
-    await session.flush()
+    if fence is not None:
+        await check_director(session, tournament_id, fence.owner, fence.epoch)
+    # one statement (the clock is written each second): the row is not loaded first, its
+    # settings and structure not read back only to be left as they are
+    written = await session.execute(
+        update(Tournament).where(Tournament.id == tournament_id).values(dict(values))
+    )
+    if not written.rowcount:  # type: ignore[attr-defined]
+        raise TournamentNotFound(f"no tournament {tournament_id}")
 
 
 async def save_structure(

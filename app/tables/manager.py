@@ -104,8 +104,15 @@ class TableManager:
             log.warning("claimed tables %s (their owner died or let them go)", claimed)
         return claimed
 
+    def runs_none(self) -> bool:
+        """Whether this process runs no table and may claim none (`TABLE_CAPACITY=0`: a
+        process that directs tournaments, or only serves sockets): it holds no lease."""
+        return self.capacity == 0 and not self.tables
+
     async def heartbeat(self) -> None:
         """Each heartbeat: renew this process's leases, then claim what is free."""
+        if self.runs_none():
+            return  # no lease to renew, no room to claim one
         await self.renew_leases()
         await self.adopt()
 

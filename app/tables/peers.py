@@ -68,8 +68,8 @@ class Peers:
         """Each heartbeat: if a process left the registry (it died), the tables here forget
         the sockets it held (they were counted as watching; their players reconnect
         elsewhere and are counted there)."""
-        if self.router.directory is None:
-            return
+        if self.router.directory is None or self.router.tables.runs_none():
+            return  # no table here to tell
         live = {self.router.me, *(r.process for r in await self._recent())}
         gone = tuple(sorted(self._live - live)) if self._live is not None else ()
         self._live = live

@@ -109,6 +109,8 @@ class Rebalancer:
             held = self.handover.held
             if automatic:
                 age(held, {t.id for t in router.tables.running()})
+            if router.tables.runs_none():
+                return []  # it never sheds: no need to ask who carries what
             loads = await directory.loads()
             shed = plan(
                 loads,

@@ -313,8 +313,9 @@ class Table:
             self.writer.submit(self.id, label, lambda: self.store.record_start(row), item=row)
             return
         written = self.writer.submit(
-            self.id, f"hand #{row.start.number}", lambda: self.store.record_hand(row), item=row
-        )
+            self.id, f"hand #{row.start.number}", lambda: self.store.record_hand(row), item=row,
+            urgent=self.state.directed is not None,  # its director waits for it to deal again
+        )  # fmt: skip
         self.state.unwritten += 1
         written.add_done_callback(lambda _: self.post(m.HandWritten()))
 

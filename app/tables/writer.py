@@ -14,7 +14,10 @@ stacks and the escrow catch up when the writer commits. A chip move that reads t
 Hand writes (a start row, a finished hand) go in together: the head write of every table
 that has one, gathered for `window` seconds, is one transaction (`write_many`). A
 transaction costs about as much CPU as three statements here, and a hand is two of them;
-with hundreds of tables that was a third of the writer's cost. If the transaction fails,
+with hundreds of tables that was a third of the writer's cost. An `urgent` write (a
+tournament table's finished hand: its report to the director, and so its next deal, waits
+for it) does not wait out the window: it goes with what has gathered so far. If the
+transaction fails,
 each write goes on its own, with the retries above; each table's order is kept (a table
 offers its next write only when the one before is done).
 """
@@ -43,7 +46,7 @@ PERMANENT_TRIES = 3
 
 @dataclass(slots=True)
 class _Queue:
-    # (label, job, its future, what `write_many` takes instead of the job, or None)
+    # (label, job, its future, (what `write_many` takes instead of the job, urgent) or None)
     jobs: deque[tuple[str, Job, asyncio.Future[Any], Any]] = field(default_factory=deque)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     idle: asyncio.Event = field(default_factory=asyncio.Event)
@@ -53,6 +56,11 @@ class _Queue:
 def is_permanent(exc: BaseException) -> bool:
     """A refusal that retrying will not change (as opposed to a connection or lock problem)."""
     return isinstance(exc, StoreError | IntegrityError | ValueError | TypeError | KeyError)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _retrieved(future: asyncio.Future[Any]) -> None:
@@ -74,6 +82,8 @@ class HandWriter:
         self.write_many = write_many
         self.window = window
         self._together: list[tuple[Any, asyncio.Future[bool]]] = []
+        self._urgent = False  # an urgent write is among those gathered
+        self._window: asyncio.Future[None] | None = None  # the gatherer's wait, while it waits
         self._gatherer: asyncio.Task[None] | None = None
         self.batches = 0  # transactions that wrote several tables' writes (tests, metrics)
         self.first_backoff = first_backoff
@@ -86,15 +96,20 @@ class HandWriter:
         self.dropped = 0
         self._stopping = False
 
-    def submit(self, table_id: int, label: str, job: Job, item: Any = None) -> asyncio.Future[Any]:
+    def submit(
+        self, table_id: int, label: str, job: Job, item: Any = None, *, urgent: bool = False
+    ) -> asyncio.Future[Any]:
         """Queue `job` behind the table's earlier ones; the future has its result. With an
-        `item`, the job may be done by `write_many([... item ...])` with other tables'."""
+        `item`, the job may be done by `write_many([... item ...])` with other tables';
+        `urgent`, without waiting out the window for more."""
         queue = self.queues.get(table_id)
         if queue is None:
             queue = self.queues[table_id] = _Queue()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_retrieved)
-        queue.jobs.append((label, job, future, item))
+        queue.jobs.append((label, job, future, (item, urgent) if item is not None else None))
+        if urgent and item is not None:
+            self._hurry()  # a write of the table's that is gathered already goes now too
         queue.idle.clear()
         queue.wake.set()
         if queue.task is None or queue.task.done():
@@ -149,9 +164,13 @@ class HandWriter:
                 queue.wake.clear()
                 await queue.wake.wait()
                 continue
-            label, job, future, item = queue.jobs[0]
+            label, job, future, together = queue.jobs[0]
             began = metrics.now()
-            if item is not None and self.write_many is not None and await self._with_others(item):
+            if (
+                together is not None
+                and self.write_many is not None
+                and await self._with_others(*together)
+            ):
                 if not future.done():
                     future.set_result(None)
             else:
@@ -159,12 +178,14 @@ class HandWriter:
             metrics.WRITE_SECONDS.observe(metrics.since(began))
             queue.jobs.popleft()
 
-    async def _with_others(self, item: Any) -> bool:
+    async def _with_others(self, item: Any, urgent: bool) -> bool:
         """Have `item` written with other tables' writes: True once committed, False if that
         transaction failed (then the job runs on its own)."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[bool] = loop.create_future()
         self._together.append((item, done))
+        if urgent:
+            self._hurry()
         if self._gatherer is None or self._gatherer.done():
             self._gatherer = loop.create_task(self._write_together(), name="hand-writer-batch")
         return await done
@@ -172,8 +193,8 @@ class HandWriter:
     async def _write_together(self) -> None:
         logs.unbind()  # several tables' writes: not the one whose write started this task
         while self._together:
-            await asyncio.sleep(self.window)  # let more tables' writes join this transaction
-            batch, self._together = self._together, []
+            await self._gather()  # let more tables' writes join this transaction
+            batch, self._together, self._urgent = self._together, [], False
             assert self.write_many is not None
             try:
                 async with self.slots:
@@ -194,6 +215,26 @@ class HandWriter:
             for _, done in batch:
                 if not done.done():
                     done.set_result(written)
+
+    def _hurry(self) -> None:
+        """The next shared transaction goes without waiting out the window."""
+        self._urgent = True
+        if self._window is not None and not self._window.done():
+            self._window.set_result(None)  # the gatherer writes what it has now
+
+    async def _gather(self) -> None:
+        """Wait `window` seconds for more writes, or until an urgent one comes."""
+        if self._urgent or self.window <= 0:
+            await asyncio.sleep(0)  # (as `sleep(window)` did: those ready now join)
+            return
+        loop = asyncio.get_running_loop()
+        self._window = window = loop.create_future()
+        timer = loop.call_later(self.window, _settle, window)
+        try:
+            await window
+        finally:
+            timer.cancel()
+            self._window = None
 
     async def _run(self, table_id: int, label: str, job: Job, future: asyncio.Future[Any]) -> None:
         delay = self.first_backoff

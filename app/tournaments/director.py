@@ -80,6 +80,9 @@ class Director:
         self.on_finish = on_finish
         self.mailbox: Inbox[tuple[Any, asyncio.Future[Any] | None]] = Inbox()
         self.entries: dict[int, Entry] = {}
+        # the entries still in (`Entry.alive`), in `entries`' order: asked several times a
+        # hand, it is kept as they bust, win or come in (`enter`, `out`), not scanned for
+        self.live: dict[int, Entry] = {}
         self.slots: dict[int, Slot] = {}
         self.clock_: LevelClock = LevelClock()
         self.pending: list[Bust] = []  # busts not placed yet
@@ -209,7 +212,18 @@ class Director:
     # -- what the tournament is now --------------------------------------------------------
 
     def alive(self) -> list[Entry]:
-        return [e for e in self.entries.values() if e.alive]
+        return list(self.live.values())
+
+    def enter(self, entry: Entry) -> None:
+        """An entry known from now on (the start, a late entry or re-entry)."""
+        self.entries[entry.id] = entry
+        if entry.alive:
+            self.live[entry.id] = entry
+
+    def out(self, entry: Entry, status: str) -> None:
+        """An entry no longer in: busted, or the winner."""
+        entry.status = status
+        self.live.pop(entry.id, None)
 
     def level(self) -> Level:
         return self.structure.playing_level(min(self.clock_.level, len(self.structure.levels) - 1))
@@ -233,7 +247,7 @@ class Director:
             small_bet=level.small_bet,
             big_bet=level.big_bet,
             variant=variant,  # type: ignore[arg-type]
-            raise_cap=len(self.alive()) > 2,  # R29
+            raise_cap=len(self.live) > 2,  # R29
             open_pair=self.structure.open_pair,  # type: ignore[arg-type]
         )
 
@@ -345,7 +359,8 @@ class Director:
     def _bust(self, entry: Entry | None, slot: Slot, start: int, hand: int, group: str) -> None:
         if entry is None or entry.table_id != slot.table_id:
             return
-        entry.status, entry.chips, entry.table_id, entry.seat = "busted", 0, None, None
+        self.out(entry, "busted")
+        entry.chips, entry.table_id, entry.seat = 0, None, None
         self.busted_at[entry.id] = slot.table_id
         self.pending.append(Bust(entry.id, start, hand, group))
 
@@ -355,7 +370,7 @@ class Director:
         await self._place()
         if self.status != "running":
             return
-        if len(self.alive()) <= 1:
+        if len(self.live) <= 1:
             await self._finish()
             return
         await self._level_up()
@@ -374,7 +389,7 @@ class Director:
         groups: dict[str, list[Bust]] = {}
         for bust in self.pending:
             groups.setdefault(bust.group, []).append(bust)
-        remaining = len(self.alive()) + len(self.pending)
+        remaining = len(self.live) + len(self.pending)
         placed: list[tuple[int, int, int]] = []
         for group in sorted(groups.values(), key=lambda g: min(b.hand for b in g)):
             ranked = [
@@ -409,7 +424,8 @@ class Director:
             w = winner[0]
             done = places.winner(w.id, self.prizes())
             await self.books.pay([(done.entry_id, done.place, done.prize)])
-            w.status, w.place, w.prize = "won", 1, done.prize
+            self.out(w, "won")
+            w.place, w.prize = 1, done.prize
             await self._tell_places([(done.entry_id, done.place, done.prize)])
         self.status = "finished"
         self.clock_.stop(self.clock.monotonic())
@@ -495,7 +511,7 @@ class Director:
             ],
             "moved": {str(e.id): e.moves for e in self.alive()},
             "final_table_seats": self.t.seats_per_table
-            if len(self.alive()) <= self.t.seats_per_table else None,
+            if len(self.live) <= self.t.seats_per_table else None,
             "break_order": [t for t in self.break_order if t in self.slots],
         }  # fmt: skip
         assert self.draw_seed is not None
@@ -615,7 +631,7 @@ class Director:
         """R32: while the next bust is on a big pay jump (the bubble, or a jump in the money:
         `table_rules.big_pay_jump`) and more than one table plays, every table plays each
         hand together; a round's busts are simultaneous. It ends between rounds."""
-        on = table_rules.hand_for_hand(len(self.alive()), self.prizes(), len(self.slots))
+        on = table_rules.hand_for_hand(len(self.live), self.prizes(), len(self.slots))
         if on and self.round is None:
             self.round = 0
         elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):
@@ -750,7 +766,9 @@ def d_unseat(d: Director, slot: Slot) -> list[p.UnseatOrder]:
 
 
 async def begin(d: Director, args: dict[str, Any]) -> None:
-    d.entries = {e.id: e for e in await d.books.entries()}
+    d.entries, d.live = {}, {}
+    for e in await d.books.entries():
+        d.enter(e)
     d.pool = await d.books.pool()
     if d.t.status == "registering":
         await _start_fresh(d)
@@ -942,7 +960,8 @@ async def _chop(d: Director) -> None:
     placed = [(e.id, i + 1, paid[e.id]) for i, e in enumerate(left)]
     await d.books.pay(placed)
     for e, (_, place, prize) in zip(left, placed, strict=True):
-        e.status, e.place, e.prize = "busted", place, prize
+        d.out(e, "busted")
+        e.place, e.prize = place, prize
     await _close_all(d, "cancelled by an operator: the prizes still to be won chopped by chips")
 
 
@@ -962,9 +981,8 @@ async def edit_levels(d: Director, args: dict[str, Any]) -> dict[str, Any]:
 async def entries_changed(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     """A late registration, a re-entry: the new entries are seated by the draw."""
     for e in await d.books.entries():
-        known = d.entries.get(e.id)
-        if known is None:
-            d.entries[e.id] = e
+        if e.id not in d.entries:
+            d.enter(e)
     d.t = await d.books.tournament()
     d.pool = await d.books.pool()
     await d._seat_strays()

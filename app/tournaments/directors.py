@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.fanout import BaseFanout
@@ -23,7 +23,7 @@ from app.store import leases
 from app.store.db import Database
 from app.store.lease_models import TournamentLease
 from app.store.tournament_models import Tournament, TournamentEntry
-from app.store.types import utcnow
+from app.store.types import UTCDateTime, utcnow
 from app.tables.clock import Clock, RealClock
 from app.tables.errors import TableError
 from app.tournaments import summary
@@ -108,7 +108,7 @@ class Directors:
         if self.stopping:
             return []
         async with self.db.session() as s:
-            due = list(await s.scalars(_due()))
+            due = list(await s.scalars(_DUE, {"now": utcnow()}))
         return [tid for tid in due if await self.start_now(tid)]
 
     async def start_now(
@@ -182,8 +182,8 @@ class Directors:
 
 
 def _due() -> Any:
-    """Tournaments that need a director now and whose lease is free or expired."""
-    now = utcnow()
+    """Tournaments that need a director at `:now` and whose lease is free or expired."""
+    now = bindparam("now", type_=UTCDateTime)
     entered = (
         select(func.count())
         .where(
@@ -208,3 +208,6 @@ def _due() -> Any:
         .where(Tournament.status.in_(("registering", "running")), starting, free)
         .order_by(Tournament.id)
     )
+
+
+_DUE = _due()  # built once: every process asks it each heartbeat

@@ -409,6 +409,8 @@ async def test_tournament_rows_and_the_director_columns(db: Database) -> None:
         await tournaments.save_director(
             s, t, {"status": "running", "level": 2, "clock_at": utcnow(), "state": {"x": 1}}
         )
+        with pytest.raises(TournamentNotFound):
+            await tournaments.save_director(s, 999, {"level": 1})
         other = await make_tournament(s, name="Other")
     async with db.session() as s:
         row = await tournaments.get_tournament(s, t)

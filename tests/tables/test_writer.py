@@ -4,6 +4,7 @@ ledger adds up."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +17,7 @@ from app.store.db import Database
 from app.store.hand_models import HandRecord, HandStatus
 from app.store.models import Seat
 from app.tables import FakeClock, LedgerTableStore, TableManager, TableSettings
+from app.tables.writer import HandWriter
 from tests import asks
 from tests.store.factories import make_user
 from tests.store.hands_play import SETTINGS, play_hands
@@ -154,3 +156,53 @@ async def test_a_failed_shared_transaction_leaves_each_write_to_itself(db: Datab
         await _check(db, manager, tables)
     finally:
         await manager.stop()
+
+
+async def test_an_urgent_write_goes_at_once_with_the_writes_gathered() -> None:
+    """A tournament table's finished hand is urgent (its report to the director, and so its
+    next deal, waits for it): it does not wait out the window, and the writes gathered so
+    far go in its transaction."""
+    batches: list[list[str]] = []
+
+    async def write_many(items: list[Any]) -> None:
+        batches.append(list(items))
+
+    async def alone() -> None:
+        raise AssertionError("each write goes in the shared transaction")
+
+    writer = HandWriter(write_many=write_many, window=3600.0)  # an hour: only urgency ends it
+    try:
+        calm = writer.submit(1, "hand #1 start", alone, item="start 1")
+        while not writer._together:  # the calm write is gathered, its window begun
+            await asyncio.sleep(0)
+        urgent = writer.submit(2, "hand #7", alone, item="end 2", urgent=True)
+        await asyncio.wait_for(asyncio.gather(calm, urgent), 60)
+        assert batches == [["start 1", "end 2"]]
+        # an urgent write while none is gathering goes at once too, alone
+        await asyncio.wait_for(writer.submit(3, "hand #2", alone, item="end 3", urgent=True), 60)
+        assert batches[1:] == [["end 3"]]
+    finally:
+        await writer.stop()
+
+
+async def test_an_urgent_write_hurries_the_tables_write_gathered_before_it() -> None:
+    """A short hand's finished record is behind its start row, gathered and waiting out the
+    window: the urgent record sends that row now, then goes itself, without the window."""
+    batches: list[list[str]] = []
+
+    async def write_many(items: list[Any]) -> None:
+        batches.append(list(items))
+
+    async def alone() -> None:
+        raise AssertionError("each write goes in the shared transaction")
+
+    writer = HandWriter(write_many=write_many, window=3600.0)
+    try:
+        start = writer.submit(1, "hand #1 start", alone, item="start 1")
+        while not writer._together:
+            await asyncio.sleep(0)
+        end = writer.submit(1, "hand #1", alone, item="end 1", urgent=True)
+        await asyncio.wait_for(asyncio.gather(start, end), 60)
+        assert batches == [["start 1"], ["end 1"]]  # the table's order kept
+    finally:
+        await writer.stop()

@@ -107,6 +107,11 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     mine = [e for e in await server.entries(tid) if e.user_id == cy.id]
     assert [(e.number, e.status) for e in mine] == [(1, "busted"), (2, "playing")]
     assert int(mine[1].chips) == CHIPS and mine[1].table_id == table.id
+    # the director's live entries (kept, not scanned for): Cy's first entry left them when
+    # he busted, his re-entry joined them
+    live = [e.id for e in director.alive()]
+    assert live == [e.id for e in director.entries.values() if e.alive]
+    assert mine[0].id not in live and mine[1].id in live
     await books.check()
 
     await server.run_until(tid, lambda: director.clock_.level == 1 and table.state.hand is None)

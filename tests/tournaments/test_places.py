@@ -79,6 +79,8 @@ async def test_r34_each_place_is_paid_once_the_moment_it_is_decided(server: Serv
     paid_while_running: set[int] = set()
 
     async def watch() -> None:
+        # the director's live entries, kept as they bust, are what a scan of them finds
+        assert director.alive() == [e for e in director.entries.values() if e.alive]
         entries = await server.entries(tid)
         for e in entries:
             if e.place is not None:
@@ -92,6 +94,8 @@ async def test_r34_each_place_is_paid_once_the_moment_it_is_decided(server: Serv
     assert sum(int(e.prize or 0) for e in entries) == 6000  # the pool, whole (R34)
     # every place but the last hand's two (2nd and 1st) was paid while the others played on
     assert paid_while_running == {e.id for e in entries if (e.place or 0) > 2}
+    assert [e.status for e in director.entries.values()].count("won") == 1
+    assert director.alive() == []  # the winner is out of the live entries too
     async with server.db.session() as s:
         keys = list(
             await s.scalars(
