@@ -49,6 +49,7 @@ BURST = 40.0
 MAX_REFUSED = 200  # rate-limited messages before the socket is closed
 SEND_QUEUE = 512  # events a client may fall behind before it is dropped
 SEND_TIMEOUT = 10.0  # seconds a client may take to accept what is sent before it is dropped
+SLOW_LOOK = 1.0  # seconds between looks for such a client (`SlowClients`)
 CLOSE_POLICY = 1008
 CLOSE_UNSUPPORTED = 1003  # a binary frame: this protocol is text (JSON)
 CLOSE_SLOW = 4008
@@ -77,6 +78,44 @@ class RateLimit:
         return False
 
 
+class SlowClients:
+    """Drops a client that takes more than `SEND_TIMEOUT` to accept what is sent (it stopped
+    reading): a look every `SLOW_LOOK` seconds over the connections in the middle of a send,
+    which cancels the sending task of one that has been at it too long. An `asyncio.timeout`
+    around each send cost a timer armed and cancelled at each of thousands of wake-ups a
+    second, where a send almost never waits at all."""
+
+    def __init__(self) -> None:
+        self.sending: dict[Connection, tuple[float, asyncio.Task[Any]]] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def begin(self, conn: Connection) -> None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task(loop)
+        assert task is not None
+        self.sending[conn] = (loop.time(), task)
+        watch = self._task
+        if watch is None or watch.done() or watch.get_loop() is not loop:
+            self._task = loop.create_task(self._look(), name="slow-clients")
+
+    def end(self, conn: Connection) -> None:
+        self.sending.pop(conn, None)
+
+    async def _look(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.sending:
+            await asyncio.sleep(SLOW_LOOK)
+            now = loop.time()
+            for conn, (since, task) in list(self.sending.items()):
+                if now - since > SEND_TIMEOUT and task.get_loop() is loop:
+                    del self.sending[conn]
+                    conn.too_slow = True
+                    task.cancel()
+
+
+SLOW = SlowClients()
+
+
 class Connection:
     """One client's socket at one table, wherever the table runs (`RoutedTable`)."""
 
@@ -90,10 +129,27 @@ class Connection:
         self.last_sent = 0
         self.epoch: str | None = None  # the table's, as the last resync said
         self.lock = asyncio.Lock()
+        self.too_slow = False  # `SlowClients` cancelled a send of ours: a `TimeoutError`
 
     async def send(self, text: str) -> None:
-        async with self.lock, asyncio.timeout(SEND_TIMEOUT):
-            await self.ws.send_text(text)
+        async with self.lock:
+            SLOW.begin(self)
+            try:
+                await self.ws.send_text(text)
+            except asyncio.CancelledError:
+                self._timed_out()
+                raise
+            finally:
+                SLOW.end(self)
+
+    def _timed_out(self) -> None:
+        """A send cancelled by `SlowClients` is a `TimeoutError`, as under `asyncio.timeout`
+        (any other cancellation goes on as one)."""
+        if self.too_slow:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            raise TimeoutError("the client took too long to accept what was sent")
 
     async def reply(self, data: dict[str, Any]) -> None:
         await self.send(to_json(data))
@@ -160,26 +216,36 @@ class Connection:
                 continue
             gap = moved = False
             follow: int | None = None
-            async with self.lock, asyncio.timeout(SEND_TIMEOUT):
-                for _channel, text in items:
-                    if text is GAP:
-                        gap = True
-                        break
-                    v = version_of(text)
-                    if v == NOTICE_V:
-                        moved = self._heard_owner(text)
-                        if moved:
-                            break  # what follows is the new owner's: the resync brings it
-                        continue
-                    if v <= self.last_sent:
-                        continue  # already sent (a resync, or a placeholder's private twin)
-                    await send(text)
-                    metrics.frame_sent(text)
-                    self.last_sent = v
-                    if '"moved"' in text:
-                        follow = self._moved_to(text)
-                        if follow is not None:
-                            break  # the rest is the old table's: this player left it
+            frames = chars = 0
+            async with self.lock:
+                SLOW.begin(self)
+                try:
+                    for _channel, text in items:
+                        if text is GAP:
+                            gap = True
+                            break
+                        v = version_of(text)
+                        if v == NOTICE_V:
+                            moved = self._heard_owner(text)
+                            if moved:
+                                break  # what follows is the new owner's: the resync brings it
+                            continue
+                        if v <= self.last_sent:
+                            continue  # already sent (a resync, or a placeholder's private twin)
+                        await send(text)
+                        frames += 1
+                        chars += len(text)
+                        self.last_sent = v
+                        if '"moved"' in text:
+                            follow = self._moved_to(text)
+                            if follow is not None:
+                                break  # the rest is the old table's: this player left it
+                except asyncio.CancelledError:
+                    self._timed_out()
+                    raise
+                finally:
+                    SLOW.end(self)
+                    metrics.frames_sent(frames, chars)
             if follow is not None:
                 await self.follow(follow)
             elif moved or gap:
