@@ -212,7 +212,10 @@ class Connection:
             except StopAsyncIteration:
                 return
             if not items:
-                await sub.ready()  # a bare future: the least a waiting socket keeps alive
+                # a bare future, and not even the empty list: with thousands of sockets
+                # waiting, what each wait keeps alive is what young collections walk
+                del items
+                await sub.ready()
                 continue
             gap = moved = False
             follow: int | None = None
