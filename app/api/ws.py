@@ -80,35 +80,36 @@ class RateLimit:
 
 class SlowClients:
     """Drops a client that takes more than `SEND_TIMEOUT` to accept what is sent (it stopped
-    reading): a look every `SLOW_LOOK` seconds over the connections in the middle of a send,
-    which cancels the sending task of one that has been at it too long. An `asyncio.timeout`
-    around each send cost a timer armed and cancelled at each of thousands of wake-ups a
-    second, where a send almost never waits at all."""
+    reading): a look every `SLOW_LOOK` seconds over the open connections, which cancels the
+    sending task of one that has been in the middle of a send too long. A send only notes
+    when it began (`Connection.since`, `sender`): an `asyncio.timeout` around each one cost
+    a timer armed and cancelled at each of thousands of wake-ups a second, where a send
+    almost never waits at all."""
 
     def __init__(self) -> None:
-        self.sending: dict[Connection, tuple[float, asyncio.Task[Any]]] = {}
+        self.open: set[Connection] = set()
         self._task: asyncio.Task[None] | None = None
 
-    def begin(self, conn: Connection) -> None:
+    def add(self, conn: Connection) -> None:
+        self.open.add(conn)
         loop = asyncio.get_running_loop()
-        task = asyncio.current_task(loop)
-        assert task is not None
-        self.sending[conn] = (loop.time(), task)
         watch = self._task
         if watch is None or watch.done() or watch.get_loop() is not loop:
             self._task = loop.create_task(self._look(), name="slow-clients")
 
-    def end(self, conn: Connection) -> None:
-        self.sending.pop(conn, None)
+    def discard(self, conn: Connection) -> None:
+        self.open.discard(conn)
 
     async def _look(self) -> None:
         loop = asyncio.get_running_loop()
-        while self.sending:
+        while self.open:
             await asyncio.sleep(SLOW_LOOK)
             now = loop.time()
-            for conn, (since, task) in list(self.sending.items()):
-                if now - since > SEND_TIMEOUT and task.get_loop() is loop:
-                    del self.sending[conn]
+            for conn in list(self.open):
+                task = conn.sender
+                late = task is not None and now - conn.since > SEND_TIMEOUT
+                if late and task is not None and task.get_loop() is loop:
+                    conn.sender = None
                     conn.too_slow = True
                     task.cancel()
 
@@ -129,18 +130,22 @@ class Connection:
         self.last_sent = 0
         self.epoch: str | None = None  # the table's, as the last resync said
         self.lock = asyncio.Lock()
+        # the task in the middle of a send, and since when (`SlowClients` looks at them)
+        self.sender: asyncio.Task[Any] | None = None
+        self.since = 0.0
         self.too_slow = False  # `SlowClients` cancelled a send of ours: a `TimeoutError`
+        self._clock = asyncio.get_running_loop().time
 
     async def send(self, text: str) -> None:
         async with self.lock:
-            SLOW.begin(self)
+            self.since, self.sender = self._clock(), asyncio.current_task()
             try:
                 await self.ws.send_text(text)
             except asyncio.CancelledError:
                 self._timed_out()
                 raise
             finally:
-                SLOW.end(self)
+                self.sender = None
 
     def _timed_out(self) -> None:
         """A send cancelled by `SlowClients` is a `TimeoutError`, as under `asyncio.timeout`
@@ -221,7 +226,7 @@ class Connection:
             follow: int | None = None
             frames = chars = 0
             async with self.lock:
-                SLOW.begin(self)
+                self.since, self.sender = self._clock(), asyncio.current_task()
                 try:
                     for _channel, text in items:
                         if text is GAP:
@@ -247,7 +252,7 @@ class Connection:
                     self._timed_out()
                     raise
                 finally:
-                    SLOW.end(self)
+                    self.sender = None
                     metrics.frames_sent(frames, chars)
             if follow is not None:
                 await self.follow(follow)
@@ -339,6 +344,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         channels.table(table.id), channels.user(table.id, player.user_id), queue_size=SEND_QUEUE
     )
     conn = Connection(ws, table, player, sub)
+    SLOW.add(conn)
     pump: asyncio.Task[None] | None = None
     watching = False
     if services.sockets is not None:
@@ -371,6 +377,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
     finally:
+        SLOW.discard(conn)
         metrics.HOT.sockets -= 1
         if services.sockets is not None:
             services.sockets.discard(player.session_id, ws)
