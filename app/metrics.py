@@ -112,11 +112,11 @@ def published() -> None:
         _acted.set(0.0)
 
 
-def frame_sent(text: str) -> None:
-    """One event frame went to a table socket."""
+def frames_sent(frames: int, chars: int) -> None:
+    """Event frames went to a table socket (counted once a batch, not once a frame)."""
     if HOT.on:
-        HOT.frames += 1
-        HOT.frame_bytes += len(text)
+        HOT.frames += frames
+        HOT.frame_bytes += chars
 
 
 class HotCollector(Collector):

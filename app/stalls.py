@@ -34,7 +34,7 @@ import queue
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,9 +157,11 @@ class StallWatch:
         self._tasks: set[int] = set()  # ids of the tasks sampled running in this stall
         self._sampled = 0
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-        # collections: (start, end, generation, CPU seconds), the recent ones
-        self._gcs: list[tuple[float, float, int, float]] = []
+        self._lock = threading.Lock()  # the samples and `_seq`; never the collections'
+        # collections: (start, end, generation, CPU seconds), the recent ones; appended by
+        # the collector's callback without a lock: a collection may start at any allocation,
+        # on any thread, also one holding `_lock` (a lock there deadlocked the server)
+        self._gcs: deque[tuple[float, float, int, float]] = deque(maxlen=10_000)
         self._gc_started = 0.0
         self._gc_cpu = 0.0
         self._task: asyncio.Task[None] | None = None
@@ -221,9 +223,7 @@ class StallWatch:
         seen: tuple[int, int],
     ) -> None:
         after = _sched(self._fd)
-        with self._lock:
-            gcs = [g for g in self._gcs if g[1] > start and g[0] < end]
-            self._gcs = [g for g in self._gcs if g[1] > end - 1.0]
+        gcs = [g for g in self._recent_gcs() if g[1] > start and g[0] < end]
         gc_seconds = sum(min(e, end) - max(s, start) for s, e, _, _ in gcs)
         generation = max((g for _, _, g, _ in gcs), default=-1)
         stall = Stall(
@@ -252,10 +252,16 @@ class StallWatch:
             return
         cpu = time.thread_time() - self._gc_cpu
         # a collection in any thread holds the interpreter, so the loop too
-        with self._lock:
-            self._gcs.append((self._gc_started, now, int(info.get("generation", 0)), cpu))
-            if len(self._gcs) > 10_000:
-                del self._gcs[:5_000]
+        self._gcs.append((self._gc_started, now, int(info.get("generation", 0)), cpu))
+
+    def _recent_gcs(self) -> list[tuple[float, float, int, float]]:
+        """A copy of the collections' records (a collection on another thread may append
+        while it is made: then again)."""
+        while True:
+            try:
+                return list(self._gcs)
+            except RuntimeError:  # deque mutated during iteration
+                continue
 
     # -- the watchdog thread ---------------------------------------------------------------
 

@@ -167,7 +167,9 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
     if profile_to:  # cProfile over the measuring window only (SIGUSR2 starts it)
         import cProfile
 
-        profiler = cProfile.Profile()
+        # the loop thread's CPU time, not the wall clock: on a shared machine a function
+        # descheduled mid-call would be charged for the other processes' turns
+        profiler = cProfile.Profile(time.thread_time)
 
         def profile(_signum: int, _frame: Any) -> None:
             profiler.enable()

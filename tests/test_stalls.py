@@ -206,3 +206,32 @@ async def test_a_stall_counts_the_tasks_it_found_running() -> None:
 
 async def hold_a_while() -> None:
     hold_the_loop(0.015)
+
+
+async def test_a_collection_while_the_watch_holds_its_lock_goes_on() -> None:
+    """A collection may start at any allocation, on any thread, also one that holds the
+    watch's lock (the heartbeat allocates its next samples' counter under it): the
+    collector's callback must not wait for that lock. It did, and a benchmark's server hung
+    for good when a young collection began inside the heartbeat's hold."""
+    watch = stalls.StallWatch(threshold=0.02)
+    watch.start()
+    held, collected = threading.Event(), threading.Event()
+    ran_while_held: list[bool] = []
+
+    def hold_the_lock() -> None:
+        with watch._lock:
+            held.set()
+            # a callback that waits for the lock lets this time out, and only then goes on
+            ran_while_held.append(collected.wait(5))
+
+    holder = threading.Thread(target=hold_the_lock, name="holder")
+    holder.start()
+    try:
+        assert await asyncio.to_thread(held.wait, 5)
+        gc.collect(0)  # on the loop thread, its callbacks with it
+        collected.set()
+        await asyncio.to_thread(holder.join)
+    finally:
+        collected.set()
+        await watch.stop()
+    assert ran_while_held == [True]

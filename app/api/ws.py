@@ -49,6 +49,7 @@ BURST = 40.0
 MAX_REFUSED = 200  # rate-limited messages before the socket is closed
 SEND_QUEUE = 512  # events a client may fall behind before it is dropped
 SEND_TIMEOUT = 10.0  # seconds a client may take to accept what is sent before it is dropped
+SLOW_LOOK = 1.0  # seconds between looks for such a client (`SlowClients`)
 CLOSE_POLICY = 1008
 CLOSE_UNSUPPORTED = 1003  # a binary frame: this protocol is text (JSON)
 CLOSE_SLOW = 4008
@@ -77,6 +78,45 @@ class RateLimit:
         return False
 
 
+class SlowClients:
+    """Drops a client that takes more than `SEND_TIMEOUT` to accept what is sent (it stopped
+    reading): a look every `SLOW_LOOK` seconds over the open connections, which cancels the
+    sending task of one that has been in the middle of a send too long. A send only notes
+    when it began (`Connection.since`, `sender`): an `asyncio.timeout` around each one cost
+    a timer armed and cancelled at each of thousands of wake-ups a second, where a send
+    almost never waits at all."""
+
+    def __init__(self) -> None:
+        self.open: set[Connection] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, conn: Connection) -> None:
+        self.open.add(conn)
+        loop = asyncio.get_running_loop()
+        watch = self._task
+        if watch is None or watch.done() or watch.get_loop() is not loop:
+            self._task = loop.create_task(self._look(), name="slow-clients")
+
+    def discard(self, conn: Connection) -> None:
+        self.open.discard(conn)
+
+    async def _look(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.open:
+            await asyncio.sleep(SLOW_LOOK)
+            now = loop.time()
+            for conn in list(self.open):
+                task = conn.sender
+                late = task is not None and now - conn.since > SEND_TIMEOUT
+                if late and task is not None and task.get_loop() is loop:
+                    conn.sender = None
+                    conn.too_slow = True
+                    task.cancel()
+
+
+SLOW = SlowClients()
+
+
 class Connection:
     """One client's socket at one table, wherever the table runs (`RoutedTable`)."""
 
@@ -90,10 +130,31 @@ class Connection:
         self.last_sent = 0
         self.epoch: str | None = None  # the table's, as the last resync said
         self.lock = asyncio.Lock()
+        # the task in the middle of a send, and since when (`SlowClients` looks at them)
+        self.sender: asyncio.Task[Any] | None = None
+        self.since = 0.0
+        self.too_slow = False  # `SlowClients` cancelled a send of ours: a `TimeoutError`
+        self._clock = asyncio.get_running_loop().time
 
     async def send(self, text: str) -> None:
-        async with self.lock, asyncio.timeout(SEND_TIMEOUT):
-            await self.ws.send_text(text)
+        async with self.lock:
+            self.since, self.sender = self._clock(), asyncio.current_task()
+            try:
+                await self.ws.send_text(text)
+            except asyncio.CancelledError:
+                self._timed_out()
+                raise
+            finally:
+                self.sender = None
+
+    def _timed_out(self) -> None:
+        """A send cancelled by `SlowClients` is a `TimeoutError`, as under `asyncio.timeout`
+        (any other cancellation goes on as one)."""
+        if self.too_slow:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            raise TimeoutError("the client took too long to accept what was sent")
 
     async def reply(self, data: dict[str, Any]) -> None:
         await self.send(to_json(data))
@@ -156,30 +217,43 @@ class Connection:
             except StopAsyncIteration:
                 return
             if not items:
-                await sub.ready()  # a bare future: the least a waiting socket keeps alive
+                # a bare future, and not even the empty list: with thousands of sockets
+                # waiting, what each wait keeps alive is what young collections walk
+                del items
+                await sub.ready()
                 continue
             gap = moved = False
             follow: int | None = None
-            async with self.lock, asyncio.timeout(SEND_TIMEOUT):
-                for _channel, text in items:
-                    if text is GAP:
-                        gap = True
-                        break
-                    v = version_of(text)
-                    if v == NOTICE_V:
-                        moved = self._heard_owner(text)
-                        if moved:
-                            break  # what follows is the new owner's: the resync brings it
-                        continue
-                    if v <= self.last_sent:
-                        continue  # already sent (a resync, or a placeholder's private twin)
-                    await send(text)
-                    metrics.frame_sent(text)
-                    self.last_sent = v
-                    if '"moved"' in text:
-                        follow = self._moved_to(text)
-                        if follow is not None:
-                            break  # the rest is the old table's: this player left it
+            frames = chars = 0
+            async with self.lock:
+                self.since, self.sender = self._clock(), asyncio.current_task()
+                try:
+                    for _channel, text in items:
+                        if text is GAP:
+                            gap = True
+                            break
+                        v = version_of(text)
+                        if v == NOTICE_V:
+                            moved = self._heard_owner(text)
+                            if moved:
+                                break  # what follows is the new owner's: the resync brings it
+                            continue
+                        if v <= self.last_sent:
+                            continue  # already sent (a resync, or a placeholder's private twin)
+                        await send(text)
+                        frames += 1
+                        chars += len(text)
+                        self.last_sent = v
+                        if '"moved"' in text:
+                            follow = self._moved_to(text)
+                            if follow is not None:
+                                break  # the rest is the old table's: this player left it
+                except asyncio.CancelledError:
+                    self._timed_out()
+                    raise
+                finally:
+                    self.sender = None
+                    metrics.frames_sent(frames, chars)
             if follow is not None:
                 await self.follow(follow)
             elif moved or gap:
@@ -270,6 +344,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         channels.table(table.id), channels.user(table.id, player.user_id), queue_size=SEND_QUEUE
     )
     conn = Connection(ws, table, player, sub)
+    SLOW.add(conn)
     pump: asyncio.Task[None] | None = None
     watching = False
     if services.sockets is not None:
@@ -302,6 +377,7 @@ async def serve(ws: WebSocket, table: RoutedTable, player: Player, services: Tab
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(CLOSE_SLOW, "too slow: reconnect"), 1.0)
     finally:
+        SLOW.discard(conn)
         metrics.HOT.sockets -= 1
         if services.sockets is not None:
             services.sockets.discard(player.session_id, ws)

@@ -172,16 +172,30 @@ def seen_positions(
     """The deck positions an audience has seen (events as dicts, with their cards): every
     card dealt face up (and a community card), and the face-down cards of `seats` (its own,
     and the hands shown to it). Not a burn, not the stub."""
-    where = {card: i for i, card in enumerate(_cards(deck))}
-    return {
-        where[Card.parse(e["card"])]
-        for e in events
-        if e.get("card")
-        and (
-            e["type"] == "community_card_dealt"
-            or (e["type"] == "card_dealt" and (e["face_up"] or e["seat"] in seats))
-        )
-    }
+    return Dealt(deck, events).seen_by(seats)
+
+
+class Dealt:
+    """A hand's dealt cards by deck position, read from its events once: what each audience
+    has seen (`seen_by`), for the table and then each seat, without parsing every card
+    again for each."""
+
+    __slots__ = ("cards",)
+
+    def __init__(self, deck: Sequence[Card] | str, events: Iterable[Mapping[str, Any]]) -> None:
+        where = {card: i for i, card in enumerate(_cards(deck))}
+        # (position, seen by everyone, the seat it was dealt to face down)
+        self.cards: list[tuple[int, bool, int | None]] = []
+        for e in events:
+            kind = e["type"]
+            if (kind == "card_dealt" or kind == "community_card_dealt") and e.get("card"):
+                public = kind == "community_card_dealt" or bool(e["face_up"])
+                seat = None if public else e["seat"]
+                self.cards.append((where[Card.parse(e["card"])], public, seat))
+
+    def seen_by(self, seats: Collection[int]) -> set[int]:
+        """The positions an audience of `seats` has seen (`seen_positions`)."""
+        return {pos for pos, public, seat in self.cards if public or seat in seats}
 
 
 def shown_seats(events: Iterable[Mapping[str, Any]]) -> set[int]:

@@ -425,12 +425,13 @@ def reveal_deal(table: TableState, recording: Recording, events: list[dict[str, 
     shown = commitment.shown_seats(events)
     deck = recording.deck
     opening = commitment.Opening(deck, recording.salt)
-    public = commitment.seen_positions(deck, events, shown)
+    dealt = commitment.Dealt(deck, events)
+    public = dealt.seen_by(shown)
     hand_id = recording.start.hand_id
     out: Effects = [Said(DealRevealed(hand_id, opening.reveal(public)))]
     for seat in table.hand_users:
         if seat not in shown:  # a shown hand is open in the table's reveal already
-            own = commitment.seen_positions(deck, events, shown | {seat})
+            own = dealt.seen_by(shown | {seat})
             revealed = SeatDealRevealed(hand_id, opening.reveal(own), seat=seat)
             out.append(Said(revealed, user_in(table, seat)))
     return out

@@ -94,11 +94,12 @@ def reveal(table: TableState, recording: Recording, events: list[dict[str, Any]]
     shown = commitment.shown_seats(events)
     deck = recording.deck
     hand_id = recording.start.hand_id
-    public = taken.reveal(commitment.seen_positions(deck, events, shown))
+    dealt = commitment.Dealt(deck, events)
+    public = taken.reveal(dealt.seen_by(shown))
     out: Effects = [Said(DealRevealed(hand_id, public))]
     for seat in table.hand_users:
         if seat not in shown:  # a shown hand is open in the table's reveal already
-            own = commitment.seen_positions(deck, events, shown | {seat})
+            own = dealt.seen_by(shown | {seat})
             revealed = SeatDealRevealed(hand_id, taken.reveal(own), seat=seat)
             out.append(Said(revealed, user_in(table, seat)))
     seeds.make_ahead(table.fair)  # the hand after next's announce, between hands
