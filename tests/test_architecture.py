@@ -21,6 +21,7 @@ import pytest
 
 from app.api import ws
 from app.wire import client
+from tests.sources import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app"
@@ -42,7 +43,7 @@ ALLOWED: dict[str, set[str]] = {
 
 def _imports(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parse(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -167,7 +168,7 @@ def _edges(path: Path, known: set[str]) -> set[str]:
     """The modules of its own package that the module at `path` imports, at run time or for
     type checking alike (a circle of either kind is one)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parse(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name in known)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -225,7 +226,7 @@ def _python_graph() -> dict[str, set[str]]:
     for name, path in paths.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         edges: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parse(path)):
             if isinstance(node, ast.Import):
                 edges.update(alias.name for alias in node.names)
                 continue
@@ -311,7 +312,7 @@ def _functions(path: Path) -> Iterator[tuple[str, int]]:
             else:
                 yield from walk(child, prefix)
 
-    yield from walk(ast.parse(path.read_text(), str(path)), "")
+    yield from walk(parse(path), "")
 
 
 def test_no_function_in_app_is_longer_than_a_screen() -> None:
@@ -363,7 +364,7 @@ def test_only_the_table_changes_a_table() -> None:
     above = [*_modules("api"), *_modules("cli"), *_modules("tournaments"), APP / "main.py"]
     above.append(APP / "__main__.py")
     for path in above:
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parse(path)):
             if _changes_a_table(node):
                 line = getattr(node, "lineno", 0)
                 wrong.append(f"{path.relative_to(APP)}:{line}")
@@ -377,8 +378,8 @@ def test_the_checks_would_see_a_circle_and_a_change() -> None:
     assert lengths["test_the_client_import_reader_sees_each_form"] == 13
     assert "_functions.walk" in lengths
     for code in ("table.members.add(1)", "conn.table.paused = True", "table.seats[1] = x"):
-        assert any(_changes_a_table(n) for n in ast.walk(ast.parse(code))), code
-    assert not any(_changes_a_table(n) for n in ast.walk(ast.parse("seats = table.seats")))
+        assert any(_changes_a_table(n) for n in ast.walk(parse(code))), code
+    assert not any(_changes_a_table(n) for n in ast.walk(parse("seats = table.seats")))
 
 
 # -- a player's command is spelled once: its model in the wire catalog (app/wire/client) ---
@@ -432,7 +433,7 @@ def test_a_player_command_is_defined_once() -> None:
     commands = _table_commands()
     wrong = []
     for path in [*_modules("tables"), *_modules("api"), APP / "wire" / "process.py"]:
-        for twin in _twins(ast.parse(path.read_text(), str(path)), commands):
+        for twin in _twins(parse(path), commands):
             wrong.append(f"{path.relative_to(APP)}: {twin}")
     assert not wrong, wrong
 
@@ -445,10 +446,10 @@ def test_the_check_would_see_a_command_spelled_twice() -> None:
         "class Buy:\n    user_id: int\n    seat: int\n    amount: int\n    request_id: str\n",
         "class TopUpMessage:\n    pass\n",
     ]
-    assert [bool(_twins(ast.parse(code), commands)) for code in again] == [
+    assert [bool(_twins(parse(code), commands)) for code in again] == [
         True, False, True, True
     ]  # fmt: skip
-    assert not _twins(ast.parse("class Join:\n    user_id: int\n    via: str\n"), commands)
+    assert not _twins(parse("class Join:\n    user_id: int\n    via: str\n"), commands)
 
 
 # -- a rule changes only the state it is handed (app/tables: the actor and its rules) -------
@@ -536,7 +537,7 @@ def test_a_rule_changes_only_the_state_it_is_handed() -> None:
     wrong = []
     for name in RULES:
         path = APP / "tables" / f"{name}.py"
-        wrong += [f"{name}.py::{w}" for w in _rule_breaches(ast.parse(path.read_text()))]
+        wrong += [f"{name}.py::{w}" for w in _rule_breaches(parse(path.read_text()))]
     assert not wrong, wrong
 
 
@@ -553,12 +554,12 @@ def test_the_rule_check_would_see_a_rule_reach_out() -> None:
         "    del io.store.rows[1]\n",
     ]
     for body in reaching:
-        assert _rule_breaches(ast.parse(head + body)), body
+        assert _rule_breaches(parse(head + body)), body
     keeping = (
         "    table.seats[1] = SeatInfo(1)\n    info = table.seats[1]\n    info.stack += 5\n"
         "    d = table.directed\n    d.behind.append(msg)\n    table.members.add(msg.user)\n"
         "    out = []\n    out.append(Said(x))\n    return out\n"
     )
-    assert _rule_breaches(ast.parse(head + keeping)) == []
+    assert _rule_breaches(parse(head + keeping)) == []
     seat = "def spend(info: SeatInfo, io: Io) -> None:\n    info.bank_from = io.now()\n"
-    assert _rule_breaches(ast.parse(seat)) == []
+    assert _rule_breaches(parse(seat)) == []

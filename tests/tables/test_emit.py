@@ -10,6 +10,7 @@ from pathlib import Path
 from app.store.db import Database
 from app.tables import messages as m
 from app.wire import catalog
+from tests.sources import parse
 from tests.store.hands_play import play_hands, seated_table
 
 TABLES = Path(__file__).resolve().parents[2] / "app" / "tables"
@@ -20,7 +21,7 @@ def test_no_emit_site_builds_an_event_from_a_dict_literal() -> None:
     never a dict literal; and no string there spells a wire event's `"type":` to match text."""
     found: list[str] = []
     for path in sorted(TABLES.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parse(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)

@@ -14,6 +14,7 @@ from app.engine import events as engine
 from app.jsontext import from_json
 from app.wire import catalog, client, events, markdown
 from app.wire.envelope import encode, placeholder, version_of
+from tests.sources import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 EMITTERS = [
@@ -28,7 +29,7 @@ def _literal_types(path: Path) -> set[str]:
     """The `type` of every dict display ``{"type": "<x>", …}`` in a module, and of every
     class that names its own (``type: ClassVar[str] = "<x>"``)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parse(path)):
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 target: ast.expr | None = None
