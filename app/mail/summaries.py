@@ -70,7 +70,7 @@ async def queue_summaries(session: AsyncSession, tournament_id: int) -> int:
         .distinct()
     )
     count = 0
-    for user_id, email in rows.tuples():
+    for user_id, email in rows:
         session.add(
             MailRequest(
                 user_id=user_id,

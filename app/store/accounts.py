@@ -250,4 +250,4 @@ async def names_of(session: AsyncSession, user_ids: Iterable[int]) -> dict[int, 
     if not wanted:
         return {}
     rows = await session.execute(select(User.id, User.name).where(User.id.in_(wanted)))
-    return {user_id: name for user_id, name in rows.tuples()}
+    return {user_id: name for user_id, name in rows}

@@ -99,7 +99,7 @@ async def tournament_of(session: AsyncSession, row: HandRecord) -> TournamentOf 
             or_(TournamentEntry.bust_hand == row.number, TournamentEntry.place == 1),
         )
     )
-    placed = [(u, p, z) for u, p, z in out.tuples() if u in seats and p is not None]
+    placed = [(u, p, z) for u, p, z in out if u in seats and p is not None]
     decided = {p for _, p, _ in placed}
     finishes = tuple(
         Finish(seats[u], p, int(z or 0))

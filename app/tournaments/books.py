@@ -82,7 +82,7 @@ class Books:
                     PokerTable.tournament_id == self.id, PokerTable.status == "open"
                 )
             )
-            return {table_id: seats for table_id, seats in rows.tuples()}
+            return {table_id: seats for table_id, seats in rows}
 
     async def save(self, values: Mapping[str, Any]) -> None:
         async with self.db.transaction() as s:

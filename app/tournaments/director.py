@@ -1091,12 +1091,16 @@ async def buy_chips(d: Director, args: dict[str, Any]) -> dict[str, Any]:
     answer = await d.ask_table(entry.table_id, p.DirectorOrders(
         tournament_id=d.id, epoch=d.books.epoch, add=[order],
     ))  # fmt: skip
+    added = answer["added"][0]
     if kind == "addon":
         entry.addon = True
     else:
         entry.rebuys += 1
+    # the stack the next rebuy is judged by holds these chips, behind or not (a hand's
+    # report sets it again from the table's stacks)
+    entry.chips = int(added["stack"]) if "stack" in added else entry.chips + chips
     d.pool = await d.books.pool()  # the prize pool grew
-    return {"kind": kind, "chips": chips, **answer["added"][0]}
+    return {"kind": kind, "chips": chips, **added}
 
 
 COMMANDS["buy_chips"] = buy_chips
