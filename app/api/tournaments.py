@@ -35,7 +35,12 @@ def _refused(exc: TableError) -> Exception:
         return from_table(exc, 403)
     if exc.code in ("invalid_tournament", "invalid_levels"):
         return from_table(exc, 422)
-    if exc.code in ("server_unreachable", "unavailable", "tournament_moving"):
+    if exc.code in (
+        "server_unreachable",
+        "unavailable",
+        "tournament_moving",
+        "tournament_starting",
+    ):
         return from_table(exc, 503)
     return from_table(exc, 400)
 

@@ -161,6 +161,19 @@ class AddOnTaken(LedgerError):
     code = "add_on_taken"
 
 
+class TournamentStarting(LedgerError):
+    """The director closed registration to draw the seats: an entry made now would be in
+    neither the draw nor late registration (which opens once the tournament runs)."""
+
+    code = "tournament_starting"
+
+
+class AlreadyStarted(LedgerError):
+    """The tournament has started (its seats drawn, or being drawn): no unregistering."""
+
+    code = "already_started"
+
+
 class EntryElsewhere(LedgerError):
     """The entry is seated at another table (or another seat) already."""
 

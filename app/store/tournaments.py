@@ -30,6 +30,7 @@ from app.store import leases, ledger
 from app.store.errors import (
     AddOnTaken,
     AlreadyRegistered,
+    AlreadyStarted,
     DrawNotFound,
     DrawRevealed,
     EntryElsewhere,
@@ -44,6 +45,7 @@ from app.store.errors import (
     TournamentClosed,
     TournamentFull,
     TournamentNotFound,
+    TournamentStarting,
 )
 from app.store.lease_models import TournamentLease
 from app.store.models import PokerTable, Seat, TxKind
@@ -148,6 +150,18 @@ async def entries(session: AsyncSession, tournament_id: int) -> list[TournamentE
     """Every entry of the tournament, in the order they came in."""
     of = TournamentEntry.tournament_id == tournament_id
     return await _fresh(session, select(TournamentEntry).where(of).order_by(TournamentEntry.id))
+
+
+async def close_registration(
+    session: AsyncSession, tournament_id: int, fence: DirectorFence
+) -> list[TournamentEntry]:
+    """The start: registration closes (`started_at` set, under the tournament's row lock,
+    which every entry and unregistering takes too) and the entries it closed on. After
+    it, an entry or an unregistering racing the start is refused, never half counted."""
+    tournament = await _fenced(session, tournament_id, fence)
+    if tournament.started_at is None:
+        tournament.started_at = utcnow()
+    return await entries(session, tournament_id)
 
 
 async def save_director(
@@ -321,12 +335,17 @@ async def enter(
     the table asks; `bot`: a bot's entry; `seed`: the entrant's seed for the draws, hex).
     Idempotent by `key`. Refusals: `InsufficientFunds`,
     `AlreadyRegistered`, `NotRegistered`, `AddOnTaken`, `TournamentFull`, `TournamentClosed`,
+    `TournamentStarting` (a registration once the start has closed it),
     `NotSeated` (not at `seated_at`); nothing changes."""
     _check_entry(kind, status, seated_at is not None, chips, price, fee)
     tournament = await _fenced(session, tournament_id, fence)
 
     async def move() -> tuple[int, int]:
         _open(tournament)
+        if tournament.status == TournamentStatus.REGISTERING and tournament.started_at is not None:
+            raise TournamentStarting(
+                f"tournament {tournament.name!r} is starting: register again in a moment"
+            )
         if kind in ENTRY_KINDS:
             entry = await _new_entry(session, tournament, user_id, status, chips, bot, seed)
         else:
@@ -379,6 +398,8 @@ async def unregister(
     tournament = await _fenced(session, tournament_id, fence)
 
     async def move() -> tuple[int, int]:
+        if tournament.started_at is not None:
+            raise AlreadyStarted("the tournament has started: there is no unregistering")
         entry = await _live_entry(session, tournament_id, user_id)
         if entry is None or entry.status != EntryStatus.REGISTERED:
             playing = entry is not None

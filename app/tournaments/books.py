@@ -39,8 +39,19 @@ class Books:
     async def entries(self) -> list[Entry]:
         async with self.db.session() as s:
             rows = await store.entries(s, self.id)
-            users = {r.user_id for r in rows}
-            names = await accounts.names_of(s, users)
+            names = await accounts.names_of(s, {r.user_id for r in rows})
+        return self._entries(rows, names)
+
+    async def close_registration(self) -> list[Entry]:
+        """The start: registration closed, under the fence, and the entries it closed on."""
+        async with self.db.transaction() as s:
+            fence = store.DirectorFence(self.owner, self.epoch)
+            rows = await store.close_registration(s, self.id, fence)
+            names = await accounts.names_of(s, {r.user_id for r in rows})
+        return self._entries(rows, names)
+
+    @staticmethod
+    def _entries(rows: Sequence[TournamentEntry], names: Mapping[int, str]) -> list[Entry]:
         out = []
         for order, r in enumerate(sorted(rows, key=lambda r: (r.registered_at, r.id))):
             group = f"r{r.bust_round}" if r.bust_round is not None else f"h{r.bust_hand}"

@@ -767,10 +767,11 @@ def d_unseat(d: Director, slot: Slot) -> list[p.UnseatOrder]:
 
 async def begin(d: Director, args: dict[str, Any]) -> None:
     d.entries, d.live = {}, {}
-    for e in await d.books.entries():
+    fresh = d.t.status == "registering"
+    for e in await (d.books.close_registration() if fresh else d.books.entries()):
         d.enter(e)
     d.pool = await d.books.pool()
-    if d.t.status == "registering":
+    if fresh:
         await _start_fresh(d)
     else:
         await _rebuild(d)

@@ -156,11 +156,17 @@ async def register(
             )  # fmt: skip
     except StoreError as exc:
         raise refusal(exc) from None
-    if t.status == "running" and tell is not None:
-        await tell(tournament_id, "entries", {})
-    elif t.start_mode == "full" and count + 1 >= int(t.max_players) and start is not None:
+    filled = t.start_mode == "full" and count + 1 >= int(t.max_players)
+    if t.status == "registering" and filled and start is not None:
         await start(tournament_id)  # the last seat taken: the sit & go starts
+    if tell is not None and (t.status == "running" or await _running(db, tournament_id)):
+        await tell(tournament_id, "entries", {})  # a late entry (or one made as it started)
     return {"registered": True, "entry": kind}
+
+
+async def _running(db: Database, tournament_id: int) -> bool:
+    async with db.session() as s:
+        return (await store.get_tournament(s, tournament_id)).status == "running"
 
 
 async def _check_door(
@@ -183,7 +189,7 @@ async def unregister(
     """Before the start only: the buy-in and the fee come back (R35)."""
     async with db.session() as s:
         t = await store.get_tournament(s, tournament_id)
-    if t.status != "registering":
+    if t.status != "registering" or t.started_at is not None:
         raise TableError("already_started", "the tournament has started: there is no unregistering")
     try:
         async with db.transaction() as s:

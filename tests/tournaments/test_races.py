@@ -10,7 +10,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import pytest
 
+from app.tournaments.books import Books
 from tests.tournaments.harness import (
     Person,
     Server,
@@ -21,6 +23,7 @@ from tests.tournaments.harness import (
 
 PRICE, FEE, CHIPS = 1000, 100, 500
 PURSE = 100_000
+LEVELS = {"levels": [{"ante": 10, "bring_in": 20, "small_bet": 50, "big_bet": 100, "minutes": 60}]}
 
 
 async def _scheduled(server: Server, **spec: object) -> int:
@@ -146,4 +149,56 @@ async def test_r35_rebuys_raced_between_hands_buy_one_stack(server: Server) -> N
     assert await server.pool(tid) == PRICE * 4
     (entry,) = [e for e in await server.entries(tid) if e.user_id == bea.id]
     assert int(entry.chips) == stack + 100
+    await server.ledger_ok()
+
+
+async def test_r35_leaving_and_entering_while_the_start_draws_seats(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host starts the tournament; while its director draws the seats, one registered
+    player unregisters and a new one registers (the requests land between the director's
+    reading of the entries and its seating them). Each is either refused, or taken into
+    account: nobody plays without having paid, nobody paid sits out unseated, and the
+    tournament plays to its winner with every place given once."""
+    host = await server.person("host")
+    starts = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    tid = await server.create(
+        host, buy_in=PRICE, fee=FEE, starting_chips=CHIPS, start="scheduled", starts_at=starts,
+        seats_per_table=3, max_players=6, structure=LEVELS,
+    )  # fmt: skip
+    people = [await server.person(n) for n in ("ann", "bea", "cy", "dan")]
+    for who in people:
+        assert (await server.register(who, tid)).status_code == 200
+    late = await server.person("late")
+    server.puppets.update(dict.fromkeys([p.id for p in [*people, late]], play_call_down))
+    answers: list[httpx.Response] = []
+    real = Books.entrant_seeds
+
+    async def racing(books: Books, entry_ids: list[int]) -> Any:
+        if not answers:  # the first draw only
+            base = f"/api/tournaments/{tid}"
+            answers.append(await server.post(people[0], f"{base}/unregister", {"request_id": "o"}))
+            answers.append(await server.register(late, tid))
+        return await real(books, entry_ids)
+
+    monkeypatch.setattr(Books, "entrant_seeds", racing)
+    started = await server.post(host, f"/api/tournaments/{tid}/host", {"type": "start"})
+    assert started.status_code == 200, started.text
+    await server.begun(tid)
+    left, entered = answers
+    assert left.status_code == 200 or left.json()["detail"]["code"] == "already_started", left.text
+    entries = await server.entries(tid)
+    for who in [*people, late]:
+        mine = [e for e in entries if e.user_id == who.id and e.status != "unregistered"]
+        paid = PURSE - await server.balance(who.id)
+        assert paid == (PRICE + FEE) * len(mine), f"{who.name} paid {paid} for {len(mine)}"
+        for e in mine:  # whoever is in, is seated
+            assert e.status == "playing" and e.table_id is not None, (who.name, e.status)
+    if entered.status_code != 200:  # 503 tournament_starting: try again
+        assert entered.json()["detail"]["code"] in ("tournament_starting", "registration_closed")
+    await server.ledger_ok()
+    await server.run_until(tid, lambda: server.finished(tid))
+    places = sorted(int(e.place) for e in await server.entries(tid) if e.place is not None)
+    players = [e for e in await server.entries(tid) if e.status != "unregistered"]
+    assert places == list(range(1, len(players) + 1))
     await server.ledger_ok()
