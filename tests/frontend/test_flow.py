@@ -241,6 +241,14 @@ def test_a_completion_in_between_clears_call_this_amount(
         assert last.page.evaluate("() => window.studDebug.preplayed") == []
         assert last.page.evaluate("() => window.studDebug.chosen()") is None
         last.act(turn["turn_id"], "fold")
+        bringer.page.wait_for_function(  # the line after the completion has arrived
+            """(first) => {
+                const lines = [...document.querySelectorAll("ol.log li")].map((l) => l.innerText);
+                const i = lines.findIndex((x) => x.startsWith(first));
+                return i >= 0 && lines.length > i + 1;
+            }""",
+            arg=f"{between.name} completes",
+        )
         texts = bringer.page.locator("ol.log li").all_inner_texts()
         done = next(i for i, x in enumerate(texts) if x.startswith(f"{between.name} completes"))
         assert texts[done + 1] == f"{last.name} folds", texts[done:]
