@@ -163,6 +163,15 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
     probe_to = os.environ.get("BENCH_GC_PROBE")
     if probe_to:
         gc_probe(Path(probe_to))
+    saveall_to = os.environ.get("BENCH_GC_SAVEALL")
+    if saveall_to:  # the garbage cycles made in the window (SIGUSR2 to SIGUSR1), by type
+
+        def garbage_dump(signum: int, frame: Any) -> None:
+            garbage_since(Path(saveall_to))
+            dump(signum, frame)
+
+        signal.signal(signal.SIGUSR2, lambda *_: garbage_from_now())
+        signal.signal(signal.SIGUSR1, garbage_dump)
     profile_to = os.environ.get("BENCH_PROFILE")
     if profile_to:  # cProfile over the measuring window only (SIGUSR2 starts it)
         import cProfile
@@ -190,6 +199,26 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         log_level="warning",
         backlog=4096,
     )
+
+
+def garbage_from_now() -> None:
+    gc.unfreeze()
+    gc.collect()
+    gc.garbage.clear()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+
+
+def garbage_since(to: Path) -> None:
+    """A diagnosis: every object of a garbage cycle since `garbage_from_now`, by type (the
+    collector's freezing is undone first, so that the last collection sees them all)."""
+    from collections import Counter
+
+    gc.unfreeze()
+    gc.collect()
+    gc.set_debug(0)
+    kinds = Counter(type(o).__name__ for o in gc.garbage)
+    to.write_text(json.dumps({"objects": len(gc.garbage), "types": kinds.most_common(40)}))
+    gc.garbage.clear()
 
 
 def gc_probe(to: Path) -> None:
@@ -621,7 +650,7 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
 
         def start() -> None:
             p.measuring = True
-            if os.environ.get("BENCH_PROFILE"):
+            if os.environ.get("BENCH_PROFILE") or os.environ.get("BENCH_GC_SAVEALL"):
                 for proc in procs:
                     proc.send_signal(signal.SIGUSR2)
 

@@ -224,17 +224,38 @@ def _settlement(finish: HandFinish) -> ledger.Settlement:
     )
 
 
+# Statements on every hand's path are built once: one built per call leaves garbage cycles
+# (SQLAlchemy's bound parameters and their comparators) for the collector to find.
+_STATUSES = select(HandRecord.id, HandRecord.status).where(
+    HandRecord.id.in_(bindparam("ids", expanding=True))
+)
+_RESERVE = (
+    update(HandCounter)
+    .where(HandCounter.id == 1)
+    .values(next_number=HandCounter.next_number + bindparam("count"))
+    .returning(HandCounter.next_number)
+)
+_FINISH = (
+    update(HandRecord)
+    .where(HandRecord.id == bindparam("b_id"))
+    .values(
+        status=HandStatus.DONE,
+        void_reason=None,
+        **{name: bindparam(f"b_{name}") for name in FINISHED},
+    )
+)
+_TABLE_STACKS = (
+    update(PokerTable)
+    .where(PokerTable.id == bindparam("b_id"))
+    .values(stacks=bindparam("b_stacks"))
+)
+
+
 async def _store_records(conn: AsyncConnection, finishes: Sequence[HandFinish]) -> None:
     """The finished hands' records, and each table's own view of its stacks, one statement
     of each."""
     await conn.execute(
-        update(HandRecord)
-        .where(HandRecord.id == bindparam("b_id"))
-        .values(
-            status=HandStatus.DONE,
-            void_reason=None,
-            **{name: bindparam(f"b_{name}") for name in FINISHED},
-        ),
+        _FINISH,
         [
             {"b_id": finish.start.hand_id, **{f"b_{n}": getattr(finish, n) for n in FINISHED}}
             for finish in finishes
@@ -243,9 +264,7 @@ async def _store_records(conn: AsyncConnection, finishes: Sequence[HandFinish]) 
     views = [f for f in finishes if f.table_stacks is not None]
     if views:
         await conn.execute(
-            update(PokerTable)
-            .where(PokerTable.id == bindparam("b_id"))
-            .values(stacks=bindparam("b_stacks")),
+            _TABLE_STACKS,
             [{"b_id": f.start.table_id, "b_stacks": f.table_stacks} for f in views],
         )
 
@@ -257,9 +276,7 @@ async def record_finished_many(session: AsyncSession, finishes: Sequence[HandFin
     and the records."""
     conn = await session.connection()
     ids = [finish.start.hand_id for finish in finishes]
-    rows = await conn.execute(
-        select(HandRecord.id, HandRecord.status).where(HandRecord.id.in_(ids))
-    )
+    rows = await conn.execute(_STATUSES, {"ids": ids})
     statuses: dict[str, str] = {hand_id: status for hand_id, status in rows}
     written, unwritten, missing = _unwritten(finishes, statuses)
     if not unwritten:
@@ -301,12 +318,7 @@ async def reserve_numbers(session: AsyncSession, count: int) -> range:
     so two reservations never overlap. Numbers reserved and never dealt are skipped."""
     if count < 1:
         raise ValueError("reserve at least one hand number")
-    after = await session.scalar(
-        update(HandCounter)
-        .where(HandCounter.id == 1)
-        .values(next_number=HandCounter.next_number + count)
-        .returning(HandCounter.next_number)
-    )
+    after = await session.scalar(_RESERVE, {"count": count})
     if after is None:
         raise RuntimeError("the hand_counter row is missing: is the schema migrated?")
     return range(after - count, after)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Select, bindparam, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -154,13 +154,7 @@ async def check(
     held until the transaction ends."""
     if not epochs:
         return
-    column = model.key()
-    rows = await session.execute(
-        select(column, model.owner, model.epoch)
-        .where(column.in_(list(epochs)))
-        .order_by(column)
-        .with_for_update(read=True)
-    )
+    rows = await session.execute(_fence(model), {"keys": list(epochs)})
     current = {key: (who, epoch) for key, who, epoch in rows}
     stale = frozenset(k for k, e in epochs.items() if current.get(k) != (owner, e))
     if stale:
@@ -170,6 +164,25 @@ async def check(
             ids=stale,
             noun=model.noun,
         )
+
+
+_FENCES: dict[type[Lease], Select[int, str | None, int]] = {}
+
+
+def _fence(model: type[Lease]) -> Select[int, str | None, int]:
+    """The fence's query, built once a model: a statement built per call leaves garbage
+    cycles (SQLAlchemy's bound parameters and their comparators) for the collector, at every
+    table's every write."""
+    query = _FENCES.get(model)
+    if query is None:
+        column = model.key()
+        query = _FENCES[model] = (
+            select(column, model.owner, model.epoch)
+            .where(column.in_(bindparam("keys", expanding=True)))
+            .order_by(column)
+            .with_for_update(read=True)
+        )
+    return query
 
 
 async def lease_of(

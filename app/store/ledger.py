@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
@@ -272,22 +272,43 @@ def _replay(
     return earlier
 
 
+# Statements on every hand's path are built once: one built per call leaves garbage cycles
+# (SQLAlchemy's bound parameters and their comparators) for the collector to find.
+_LOCK = (
+    select(LedgerAccount.id, LedgerAccount.code, LedgerAccount.kind, LedgerAccount.balance)
+    .where(
+        or_(
+            LedgerAccount.id.in_(bindparam("ids", expanding=True)),
+            LedgerAccount.code.in_(bindparam("codes", expanding=True)),
+        )
+    )
+    .order_by(LedgerAccount.id)
+    .with_for_update()
+)
+_MOVE = (
+    update(LedgerAccount)
+    .where(LedgerAccount.id == bindparam("b_id"))
+    .values(balance=LedgerAccount.balance + bindparam("b_amount"))
+)
+_CASH_SEATS = (
+    select(Seat.table_id, Seat.user_id, Seat.seat_no, Seat.stack, PokerTable.tournament_id)
+    .join(PokerTable, PokerTable.id == Seat.table_id)
+    .where(Seat.table_id.in_(bindparam("tables", expanding=True)))
+)
+_SEAT_CHANGE = (
+    update(Seat)
+    .where(Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user"))
+    .values(stack=Seat.stack + bindparam("b_delta"))
+)
+
+
 async def _lock(conn: AsyncConnection, ids: Sequence[int], codes: Sequence[str]) -> Locked:
     """Lock the accounts named by id or code, in one statement, in id order (so concurrent
     batches never wait on each other in a circle)."""
-    wanted = []
-    if ids:
-        wanted.append(LedgerAccount.id.in_(sorted(set(ids))))
-    if codes:
-        wanted.append(LedgerAccount.code.in_(sorted(set(codes))))
-    if not wanted:
+    if not ids and not codes:
         return {}
-    rows = await conn.execute(
-        select(LedgerAccount.id, LedgerAccount.code, LedgerAccount.kind, LedgerAccount.balance)
-        .where(or_(*wanted))
-        .order_by(LedgerAccount.id)
-        .with_for_update()
-    )
+    # an empty list matches nothing: one statement serves ids, codes or both
+    rows = await conn.execute(_LOCK, {"ids": sorted(set(ids)), "codes": sorted(set(codes))})
     locked = {id_: _Held(code, kind, held) for id_, code, kind, held in rows}
     missing = [i for i in ids if i not in locked]
     if missing:
@@ -340,12 +361,9 @@ async def _store_moves(
     moved = {account: amount for account, amount in moves.items() if amount}
     if entries:
         await conn.execute(insert(LedgerEntry), entries)
-    if moved:
+    if moved:  # in id order, the order the accounts were locked in
         await conn.execute(
-            update(LedgerAccount)
-            .where(LedgerAccount.id.in_(list(moved)))
-            .values(balance=LedgerAccount.balance + case(moved, value=LedgerAccount.id))
-            .execution_options(synchronize_session=False)
+            _MOVE, [{"b_id": account, "b_amount": moved[account]} for account in sorted(moved)]
         )
         balances = {account: locked[account].balance for account in moved}
         _keep_true(session, LedgerAccount, lambda a: balances.get(a.id), "balance")
@@ -791,9 +809,7 @@ async def _cash_seats(
     refused (its hands are recorded without the ledger)."""
     stacks: dict[tuple[int, int], tuple[int, int]] = {}
     for table_id, user, seat_no, stack, tournament_id in await conn.execute(
-        select(Seat.table_id, Seat.user_id, Seat.seat_no, Seat.stack, PokerTable.tournament_id)
-        .join(PokerTable, PokerTable.id == Seat.table_id)
-        .where(Seat.table_id.in_(tables))
+        _CASH_SEATS, {"tables": list(tables)}
     ):
         if tournament_id is not None:
             raise TournamentTable(_tournament_table(table_id, tournament_id))
@@ -835,9 +851,7 @@ def _settling(session: AsyncSession, settlements: Sequence[Settlement]) -> Plan:
         changed = {seat: delta for seat, delta in moved.items() if delta}
         if changed:
             await conn.execute(
-                update(Seat)
-                .where(Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user"))
-                .values(stack=Seat.stack + bindparam("b_delta")),
+                _SEAT_CHANGE,
                 [{"b_table": t, "b_user": u, "b_delta": d} for (t, u), d in changed.items()],
             )
             _keep_true(

@@ -1,0 +1,34 @@
+"""A hand's writes leave no garbage cycles (issue 26): the collector (app/collector.py) freezes
+what survives rather than walking it, so a cycle made at every hand would wait for the full
+sweep, and the memory with it. SQLAlchemy statements built per call did leave some (bound
+parameters and their comparators, ~57 objects a hand): the hand's path builds them once."""
+
+from __future__ import annotations
+
+import gc
+from collections import Counter
+
+from app.store.db import Database
+from app.tables import messages as m
+from tests.store.hands_play import play_hands, seated_table
+
+
+async def test_ten_hands_written_leave_no_garbage_cycles(db: Database) -> None:
+    manager, table, clock, _users = await seated_table(db, n=6)
+    try:
+        await play_hands(table, clock, 2)  # the first statements compiled and cached
+        await table.request(m.Sync())
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            await play_hands(table, clock, 10)
+            await table.request(m.Sync())  # every hand written
+            gc.collect()
+            garbage = Counter(type(o).__name__ for o in gc.garbage)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+        assert table.state.hands_played >= 12
+        assert not garbage, f"garbage cycles left by 10 hands: {garbage.most_common(10)}"
+    finally:
+        await manager.stop()
