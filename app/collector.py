@@ -13,8 +13,8 @@ The schedule here (`Collector`, one per process, started with the table server):
   (`gc.freeze()`, a constant-time move): in steady play nothing is left for a young
   collection to walk, so none runs (`YOUNG` is a safety net for a burst of allocations
   within one tick, such as start-up's);
-- every `sweep` seconds, or sooner when the resident memory has grown by `growth` since
-  the last sweep, one full collection over everything (`gc.unfreeze()`, collect, freeze
+- every `sweep` seconds, or sooner when the resident memory has doubled (by 512 MB at
+  least) since the last sweep, one full collection over everything (`gc.unfreeze()`, collect, freeze
   again) frees the garbage cycles that were frozen (a closed socket's, a session's).
 
 Plain reference counting frees almost everything the moment it is dropped, frozen or not;
@@ -54,8 +54,11 @@ def resident_bytes() -> int | None:
 class Collector:
     tick: float = 1.0
     sweep: float = 900.0
-    growth: float = 0.5  # a sweep is due once the resident memory has grown by this share
-    floor: int = 64 << 20  # ... and by at least this many bytes
+    # a sweep is due early once the resident memory has doubled, and by 512 MB at least: a
+    # safety net against cycles made in bulk, set well above a server's own growth as its
+    # tables fill (a sweep at 3,000 sockets stops every table for up to a second)
+    growth: float = 1.0
+    floor: int = 512 << 20
     _task: asyncio.Task[None] | None = None
     _saved: tuple[int, int, int] | None = None
     sweeps: int = 0
