@@ -163,6 +163,17 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
     probe_to = os.environ.get("BENCH_GC_PROBE")
     if probe_to:
         gc_probe(Path(probe_to))
+    traced_to = os.environ.get("BENCH_TRACEMALLOC")
+    if traced_to:  # where the memory is, by the line that allocated it, at the window's end
+        import tracemalloc
+
+        tracemalloc.start(1)
+
+        def traced_dump(signum: int, frame: Any) -> None:
+            memory_by_line(Path(traced_to))
+            dump(signum, frame)
+
+        signal.signal(signal.SIGUSR1, traced_dump)
     saveall_to = os.environ.get("BENCH_GC_SAVEALL")
     if saveall_to:  # the garbage cycles made in the window (SIGUSR2 to SIGUSR1), by type
 
@@ -199,6 +210,16 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         log_level="warning",
         backlog=4096,
     )
+
+
+def memory_by_line(to: Path) -> None:
+    """A diagnosis (tracing slows every allocation): the 60 lines holding the most memory."""
+    import tracemalloc
+
+    stats = tracemalloc.take_snapshot().statistics("lineno")
+    total = sum(s.size for s in stats)
+    rows = [{"line": str(s.traceback[0]), "kb": s.size // 1024, "n": s.count} for s in stats]
+    to.write_text(json.dumps({"traced_mb": total / 2**20, "top": rows[:60]}, indent=1))
 
 
 def garbage_from_now() -> None:

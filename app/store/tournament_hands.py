@@ -48,20 +48,62 @@ class HandChips:
             )
 
 
+# Statements on every hand's path are built once: one built per call leaves garbage cycles
+# (SQLAlchemy's bound parameters and their comparators) for the collector to find.
+_TABLES = (
+    select(PokerTable.id, PokerTable.tournament_id)
+    .where(PokerTable.id.in_(bindparam("tables", expanding=True)))
+    .order_by(PokerTable.id)
+    .with_for_update()
+)
+_ENTRIES = (
+    select(TournamentEntry.id, TournamentEntry.table_id, TournamentEntry.user_id)
+    .where(
+        TournamentEntry.table_id.in_(bindparam("tables", expanding=True)),
+        TournamentEntry.status == EntryStatus.PLAYING,
+    )
+    .order_by(TournamentEntry.id)
+    .with_for_update()
+)
+_SEATS = (
+    select(Seat.table_id, Seat.user_id, Seat.stack)
+    .where(Seat.table_id.in_(bindparam("tables", expanding=True)))
+    .order_by(Seat.id)
+    .with_for_update()
+)
+_SEAT_STACK = (
+    update(Seat)
+    .where(Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user"))
+    .values(stack=bindparam("b_stack"))
+)
+_ENTRY_CHIPS = (
+    update(TournamentEntry)
+    .where(TournamentEntry.id == bindparam("b_id"))
+    .values(chips=bindparam("b_chips"))
+)
+_BUST = (
+    update(TournamentEntry)
+    .where(TournamentEntry.id == bindparam("b_id"))
+    .values(
+        status=EntryStatus.BUSTED,
+        chips=0,
+        table_id=None,
+        seat=None,
+        bust_hand=bindparam("b_hand"),
+        bust_round=bindparam("b_round"),
+        bust_stack=bindparam("b_stack"),
+    )
+)
+_UNSEAT = delete(Seat).where(
+    Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user")
+)
+
+
 async def _tournament_tables(conn: AsyncConnection, hands: Sequence[HandChips]) -> None:
     """Lock the hands' tables (first, as every tournament write does) and refuse a hand at a
     table that is not its tournament's."""
     tables = sorted({h.table_id for h in hands})
-    owners = dict(
-        (
-            await conn.execute(
-                select(PokerTable.id, PokerTable.tournament_id)
-                .where(PokerTable.id.in_(tables))
-                .order_by(PokerTable.id)
-                .with_for_update()
-            )
-        ).all()
-    )
+    owners = dict((await conn.execute(_TABLES, {"tables": tables})).all())
     for h in hands:
         if h.table_id not in owners:
             raise TableNotFound(f"no table {h.table_id}")
@@ -79,26 +121,10 @@ async def _in_play(
     its seat's stack."""
     entry_ids = {
         (t, u): e
-        for e, t, u in await conn.execute(
-            select(TournamentEntry.id, TournamentEntry.table_id, TournamentEntry.user_id)
-            .where(
-                TournamentEntry.table_id.in_(tables),
-                TournamentEntry.status == EntryStatus.PLAYING,
-            )
-            .order_by(TournamentEntry.id)
-            .with_for_update()
-        )
+        for e, t, u in await conn.execute(_ENTRIES, {"tables": list(tables)})
         if t is not None
     }
-    stacks = {
-        (t, u): stack
-        for t, u, stack in await conn.execute(
-            select(Seat.table_id, Seat.user_id, Seat.stack)
-            .where(Seat.table_id.in_(tables))
-            .order_by(Seat.id)
-            .with_for_update()
-        )
-    }
+    stacks = {(t, u): stack for t, u, stack in await conn.execute(_SEATS, {"tables": list(tables)})}
     return entry_ids, stacks
 
 
@@ -150,35 +176,19 @@ async def _write_chips(
     alive = [(at, entry) for at, entry in dealt.items() if at in stacks]
     if alive:
         await conn.execute(
-            update(Seat)
-            .where(Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user"))
-            .values(stack=bindparam("b_stack")),
+            _SEAT_STACK,
             [{"b_table": t, "b_user": u, "b_stack": stacks[t, u]} for (t, u), _ in alive],
         )
         await conn.execute(
-            update(TournamentEntry)
-            .where(TournamentEntry.id == bindparam("b_id"))
-            .values(chips=bindparam("b_chips")),
+            _ENTRY_CHIPS,
             [{"b_id": entry, "b_chips": stacks[at]} for at, entry in alive],
         )
     if busts:
         await conn.execute(
-            update(TournamentEntry)
-            .where(TournamentEntry.id == bindparam("b_id"))
-            .values(
-                status=EntryStatus.BUSTED,
-                chips=0,
-                table_id=None,
-                seat=None,
-                bust_hand=bindparam("b_hand"),
-                bust_round=bindparam("b_round"),
-                bust_stack=bindparam("b_stack"),
-            ),
+            _BUST,
             [{k: b[k] for k in ("b_id", "b_hand", "b_round", "b_stack")} for b in busts],
         )
         await conn.execute(
-            delete(Seat).where(
-                Seat.table_id == bindparam("b_table"), Seat.user_id == bindparam("b_user")
-            ),
+            _UNSEAT,
             [{"b_table": b["b_table"], "b_user": b["b_user"]} for b in busts],
         )

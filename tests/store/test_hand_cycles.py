@@ -8,8 +8,10 @@ from __future__ import annotations
 import gc
 from collections import Counter
 
+from app.store import hands
 from app.store.db import Database
 from app.tables import messages as m
+from tests.store import tournament_play
 from tests.store.hands_play import play_hands, seated_table
 
 
@@ -32,3 +34,31 @@ async def test_ten_hands_written_leave_no_garbage_cycles(db: Database) -> None:
         assert not garbage, f"garbage cycles left by 10 hands: {garbage.most_common(10)}"
     finally:
         await manager.stop()
+
+
+async def test_tournament_hands_written_leave_no_garbage_cycles(db: Database) -> None:
+    t, users, _entries, (table, _) = await tournament_play.seated(db, 3)
+    stacks = [tournament_play.CHIPS] * 3
+
+    async def one_hand(i: int) -> None:
+        start = await tournament_play.start_hand(db, t, table, users, stacks)
+        won = 10 if i % 2 else -10
+        deltas = {users[0]: won, users[1]: -won, users[2]: 0}
+        for k, user in enumerate(users):
+            stacks[k] += deltas[user]
+        view = {str(k): [user, stacks[k]] for k, user in enumerate(users)}
+        async with db.transaction() as s:
+            assert await hands.record_finished(s, tournament_play.finished(start, deltas, view))
+
+    await one_hand(0)  # the first statements compiled and cached
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for i in range(1, 6):
+            await one_hand(i)
+        gc.collect()
+        garbage = Counter(type(o).__name__ for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not garbage, f"garbage cycles left by 5 hands: {garbage.most_common(10)}"
