@@ -19,7 +19,9 @@ changes.
 
 from __future__ import annotations
 
+import contextlib
 import struct
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,14 +34,17 @@ CACHE = 4096  # messages whose frame is kept: a wake-up's worth for every socket
 
 class ServerSend:
     """Notes in a socket's scope the `send` the server handed the app, before any wrapper
-    (a pure ASGI middleware; HTTP passes untouched)."""
+    (a pure ASGI middleware; HTTP passes untouched). Weakly: uvicorn's protocol holds the
+    scope, and a strong reference back would leave every closed socket's protocol in a
+    cycle for the full collections, which this server keeps rare (`app.collector`)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            scope[SERVER_SEND] = send
+        if scope["type"] == "websocket" and hasattr(send, "__self__"):
+            with contextlib.suppress(TypeError):  # a server object without weak references
+                scope[SERVER_SEND] = weakref.WeakMethod(send)
         await self.app(scope, receive, send)
 
 
@@ -98,7 +103,8 @@ def protocol_of(ws: WebSocket) -> Any | None:
     if KNOWN is None:
         return None
     cls, _open, server, protocol = KNOWN
-    send = ws.scope.get(SERVER_SEND)
+    ref = ws.scope.get(SERVER_SEND)
+    send = ref() if isinstance(ref, weakref.WeakMethod) else None
     proto = getattr(send, "__self__", None)
     if not isinstance(proto, cls) or getattr(send, "__func__", None) is not cls.send:
         return None

@@ -5,6 +5,7 @@ not called on the way, and without the protocol the library sends as before."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -42,6 +43,22 @@ def test_the_frame_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(20):
         assert wsout.frame(f'{{"v":{i}}}') == wsout.build(f'{{"v":{i}}}')
     assert len(wsout._frames) <= 8
+
+
+async def test_the_scope_holds_the_servers_send_weakly() -> None:
+    class Server:
+        async def send(self, message: Any) -> None: ...
+
+    async def app(scope: Any, receive: Any, send: Any) -> None: ...
+
+    server = Server()
+    scope: dict[str, Any] = {"type": "websocket"}
+    await wsout.ServerSend(app)(scope, None, server.send)  # type: ignore[arg-type]
+    assert scope[wsout.SERVER_SEND]() == server.send
+    gone = weakref.ref(server)
+    del server
+    assert gone() is None  # freed at once, no collection needed
+    assert scope[wsout.SERVER_SEND]() is None
 
 
 def _connections() -> list[ws_module.Connection]:
