@@ -90,6 +90,12 @@ async def test_a_socket_writes_straight_to_uvicorns_transport(
     seated = await client.wait(lambda f: "v" in f and f.get("type") != "snapshot")
     assert seated["v"] > 0
     assert library == []  # none of it went through the library's send
+    # bytes of the library's own still queued (a ping made, not yet written): it sends,
+    # so they go out first, in order
+    proto.conn.send_ping(b"p")
+    assert not conn.out._direct()
+    await conn.out.send(['{"v":0}'])
+    assert len(library) == 1 and not proto.conn.writes
 
 
 async def test_without_the_protocol_the_library_sends(
