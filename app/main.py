@@ -13,6 +13,7 @@ from app.api import mail as mail_api
 from app.api.errors import install_handlers
 from app.api.security import SiteGuard
 from app.api.services import TableServices, start_table_services, stop_table_services
+from app.api.wsout import ServerSend
 from app.config import Settings, get_settings
 from app.fanout import create_fanout
 from app.store.db import Database
@@ -182,6 +183,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     accounts.install(application, settings)  # sets app.state.settings
     install_handlers(application)
     application.add_middleware(SiteGuard, allowed_origins=settings.allowed_origin_set)
+    application.add_middleware(ServerSend)  # outermost: sees the server's own `send`
     application.include_router(lobby.router)
     application.include_router(ws.router)
     application.include_router(history.router)

@@ -30,6 +30,7 @@ from starlette.websockets import WebSocketState
 from app import metrics
 from app.api.lobby import Player, TableServices, authenticate, get_services
 from app.api.security import from_this_site
+from app.api.wsout import Out
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.jsontext import from_json, to_json
 from app.tables import TableError
@@ -124,6 +125,7 @@ class Connection:
         self, ws: WebSocket, table: RoutedTable, player: Player, sub: Subscription
     ) -> None:
         self.ws = ws
+        self.out = Out(ws)  # the frames' way out (straight to the transport where it can)
         self.table = table
         self.player = player
         self.sub = sub
@@ -140,7 +142,7 @@ class Connection:
         async with self.lock:
             self.since, self.sender = self._clock(), asyncio.current_task()
             try:
-                await self.ws.send_text(text)
+                await self.out.send((text,))
             except asyncio.CancelledError:
                 self._timed_out()
                 raise
@@ -169,11 +171,11 @@ class Connection:
         if left is not None and answer["epoch"] == left:
             raise TableError("table_moving", "the table's old server answered: try again")
         async with self.lock, asyncio.timeout(SEND_TIMEOUT):
+            texts: list[str] = list(answer["events"])
             if answer["snapshot"] is not None:
-                text = to_json(answer["snapshot"])
-                await self.ws.send_text(text)
-            for text in answer["events"]:
-                await self.ws.send_text(text)
+                texts.insert(0, to_json(answer["snapshot"]))
+            if texts:
+                await self.out.send(texts)
             self.last_sent = answer["v"]
             self.epoch = answer["epoch"]
 
@@ -207,10 +209,10 @@ class Connection:
 
     async def pump(self) -> None:
         """Forward the table's events in order, each once: everything queued at a wake-up
-        goes out under one hold of the send lock. A client that takes more than
-        `SEND_TIMEOUT` seconds to take them (it stopped reading) is dropped."""
+        goes out under one hold of the send lock, in one write. A client that takes more
+        than `SEND_TIMEOUT` seconds to take them (it stopped reading) is dropped."""
         sub = self.sub
-        send = self.ws.send_text
+        out = self.out
         while True:
             try:
                 items = sub.take()
@@ -224,6 +226,7 @@ class Connection:
                 continue
             gap = moved = False
             follow: int | None = None
+            batch: list[str] = []
             frames = chars = 0
             async with self.lock:
                 self.since, self.sender = self._clock(), asyncio.current_task()
@@ -240,14 +243,15 @@ class Connection:
                             continue
                         if v <= self.last_sent:
                             continue  # already sent (a resync, or a placeholder's private twin)
-                        await send(text)
-                        frames += 1
-                        chars += len(text)
+                        batch.append(text)
                         self.last_sent = v
                         if '"moved"' in text:
                             follow = self._moved_to(text)
                             if follow is not None:
                                 break  # the rest is the old table's: this player left it
+                    if batch:
+                        await out.send(batch)
+                        frames, chars = len(batch), sum(map(len, batch))
                 except asyncio.CancelledError:
                     self._timed_out()
                     raise
