@@ -13,7 +13,7 @@ it in the scope) is a bound method of that protocol. Only when everything is the
 this module knows, and the connection is plainly open (handshake done, no close sent or
 received, no compression negotiated, nothing of the library's own still queued, no debug
 log), are the bytes written here; otherwise the library sends, as it always did, so its
-errors and close handling are untouched. `tests/api/test_wsout.py` fails if that shape
+errors and close handling are untouched. `tests/tables/test_wsout.py` fails if that shape
 changes.
 """
 
