@@ -161,14 +161,16 @@ def _deal_or_wait(table: TableState, msg: process.DirectorOrders, io: Io) -> Eff
 
 
 def _ended_clean(table: TableState) -> dict[str, Any] | None:
-    """The report of this table's last hand, if that hand is over, written and reported
-    (the director has it on its way), busted no one and was no hand-for-hand round, and no
-    go came since: a table its director believes in a hand (it seats a moved player there)
-    may deal them in at once on that report, which the director takes from the answer; a
-    bust or a round waits for the director's decision on the report."""
+    """The report of this table's last hand, if that hand is over, busted no one and was
+    no hand-for-hand round, and no go came since: a table its director believes in a hand
+    (it seats a moved player there) may deal them in at once on that report, which the
+    director takes from the answer; a bust or a round waits for the director's decision on
+    the report. The hand need not be written yet (no bust a crash could undo is placed on
+    it; its report does not go out again), but the one before it must be: at most two
+    unwritten when the next is dealt (`MAX_UNWRITTEN`)."""
     d = table.directed
     assert d is not None
-    if d.go or table.hand is not None or table.unwritten or d.round is not None:
+    if d.go or table.hand is not None or table.unwritten > 1 or d.round is not None:
         return None
     if d.reported is None or d.reported != table.hand_number or table.closed:
         return None
