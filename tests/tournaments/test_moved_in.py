@@ -1,8 +1,8 @@
 """R33: a moved player is dealt in at once. The director seats a player at a table it
-believes in a hand with `deal_if_ended`: a table whose hand has ended, been written and
-reported, busted no one and was let deal no hand since deals at once, answering with that
-hand's report (the director takes it from the answer); any other table waits for the
-director's word on its report, as before."""
+believes in a hand with `deal_if_ended`: a table whose hand has ended, busted no one and
+was let deal no hand since deals at once, answering with that hand's report (the director
+takes it from the answer); any other table waits for the director's word on its report, as
+before."""
 
 from __future__ import annotations
 
