@@ -569,7 +569,7 @@ class Director:
                 stood |= each
             arrivals = [(by_entry[m.entry_id], m.to_seat) for m in group if m.entry_id in stood]
             if arrivals:
-                await self._seat_all(self.slots[table_id], arrivals)
+                await self._seat_all(self.slots[table_id], arrivals, deal_idle=True)
 
         await asyncio.gather(
             *(arrive(table_id, group) for table_id, group in targets.items()), *standing.values()
@@ -600,7 +600,12 @@ class Director:
             self.moves_made += 1
         return {m.entry_id for m in group}
 
-    async def _seat_all(self, target: Slot, arrivals: list[tuple[Entry, int]]) -> bool:
+    async def _seat_all(
+        self, target: Slot, arrivals: list[tuple[Entry, int]], *, deal_idle: bool = False
+    ) -> bool:
+        """Seat `arrivals` at `target`, in one order. `deal_idle` (a balancing move): a table
+        between hands that this decision would let deal is told to deal by the same order
+        (its arrivals are dealt in without another round trip)."""
         orders = [
             p.SeatOrder(
                 entry_id=e.id, user_id=e.user_id, name=e.name, seat=seat, chips=e.chips,
@@ -608,13 +613,20 @@ class Director:
             )
             for e, seat in arrivals
         ]  # fmt: skip
-        at_once = target.in_hand and self._deals_on(target, len(arrivals))
+        deals_on = self._deals_on(target, len(arrivals))
+        at_once = target.in_hand and deals_on
+        deal = deal_idle and not target.in_hand and deals_on
         answer = await self._send(target, p.DirectorOrders(
             tournament_id=self.id, epoch=self.books.epoch, seat=orders, stakes=self.stakes(),
-            deal_if_ended=at_once,
+            deal_if_ended=at_once, deal=deal,
+            finished=self.notices.pop(target.table_id, []) if deal else [],
+            refill_ms=self._refill_for(target) if deal else 0,
+            bank_cap_ms=int(self.t.time_bank_ms or 0),
         ))  # fmt: skip
         if answer is None:
             return False
+        if deal:  # let deal, as `_answer` would have
+            target.in_hand, target.round, target.told = True, None, False
         for entry, seat in arrivals:
             entry.table_id, entry.seat, entry.status = target.table_id, seat, "playing"
             target.seats[seat] = entry.user_id
@@ -626,9 +638,10 @@ class Director:
         return True
 
     def _deals_on(self, target: Slot, arriving: int) -> bool:
-        """Whether a table believed in a hand, its players moved in, would be let deal once
-        that hand is over, if nobody busts in it (the table deals at once on such a hand's
-        end, `deal_if_ended`): not hand for hand, not now nor from this decision (R32)."""
+        """Whether a table, its players moved in, would be let deal between hands (for one
+        believed in a hand: once that hand is over, if nobody busts in it; the table deals
+        at once on such a hand's end, `deal_if_ended`): as `may_deal` says, and not hand
+        for hand, not now nor from this decision (R32)."""
         if self.round is not None or self.frozen or self.status != "running":
             return False
         if self.level().is_break or target.table_id in self.waiting:
