@@ -665,6 +665,37 @@ async def add_draw(
     return seq
 
 
+async def record_draw(
+    session: AsyncSession,
+    tournament_id: int,
+    purpose: str,
+    scheme: str,
+    commitment: str,
+    result: Any,
+) -> int:
+    """A draw made from the tournament's committed seed (seed "", the master's, revealed at
+    the end), written with what it drew in one insert (`add_draw` then `reveal_draw` in
+    one): the tournament's row locked by its id alone, so the draws' numbers stay one by
+    one. The caller checks the director's fence first. Returns the draw's number."""
+    locked = await session.scalar(
+        select(Tournament.id).where(Tournament.id == tournament_id).with_for_update()
+    )
+    if locked is None:
+        raise TournamentNotFound(f"no tournament {tournament_id}")
+    last = await session.scalar(
+        select(func.max(TournamentDraw.seq)).where(TournamentDraw.tournament_id == tournament_id)
+    )
+    seq = (last or 0) + 1
+    session.add(
+        TournamentDraw(
+            tournament_id=tournament_id, seq=seq, purpose=purpose, scheme=scheme,
+            commitment=commitment, seed="", result=result,
+        )
+    )  # fmt: skip
+    await session.flush()
+    return seq
+
+
 async def reveal_draw(
     session: AsyncSession,
     tournament_id: int,

@@ -75,7 +75,18 @@ def report(table: TableState) -> Effects:
     d = table.directed
     if d is None or table.hand is not None or table.unwritten:
         return []
-    body = {
+    body = report_body(table)
+    d.report_token += 1
+    return [
+        Told(d.channel, json.dumps(body, separators=(",", ":"))),
+        Mail(m.ReportAgain(d.report_token), REPORT_AGAIN),
+    ]
+
+
+def report_body(table: TableState) -> dict[str, Any]:
+    d = table.directed
+    assert d is not None
+    return {
         "table": table.id,
         "hand": d.reported,
         "epoch": d.epoch,
@@ -83,11 +94,6 @@ def report(table: TableState) -> Effects:
         "start": {str(u): table.start_stacks.get(s, 0) for s, u in table.hand_users.items()},
         "round": d.round,
     }
-    d.report_token += 1
-    return [
-        Told(d.channel, json.dumps(body, separators=(",", ":"))),
-        Mail(m.ReportAgain(d.report_token), REPORT_AGAIN),
-    ]
 
 
 async def report_again(table: TableState, msg: m.ReportAgain, io: Io) -> Outcome:
@@ -119,12 +125,15 @@ async def orders(table: TableState, msg: process.DirectorOrders, io: Io) -> Outc
     _banks(table, msg)
     if msg.close:
         return Outcome(await _close(table, moved, io, out), out)
+    ended = _ended_clean(table) if msg.deal_if_ended and not msg.hold else None
+    if ended is not None:  # the hand the director believes on has ended: deal at once
+        msg = msg.model_copy(update={"deal": True, "round": None})
     if msg.hold:
         out += _take_back(table)
     else:
         out += _deal_or_wait(table, msg, io)
     out += say_info(table)
-    return Outcome({**answer(table, moved), "added": added}, out)
+    return Outcome({**answer(table, moved), "added": added, "ended": ended}, out)
 
 
 def _banks(table: TableState, msg: process.DirectorOrders) -> None:
@@ -149,6 +158,25 @@ def _deal_or_wait(table: TableState, msg: process.DirectorOrders, io: Io) -> Eff
         pause = table.settings.hand_pause_ms / 1000
         return [DealNext(max(0.0, pause - (io.now() - d.ended_at)))]
     return []
+
+
+def _ended_clean(table: TableState) -> dict[str, Any] | None:
+    """The report of this table's last hand, if that hand is over, busted no one and was
+    no hand-for-hand round, and no go came since: a table its director believes in a hand
+    (it seats a moved player there) may deal them in at once on that report, which the
+    director takes from the answer; a bust or a round waits for the director's decision on
+    the report. The hand need not be written yet (no bust a crash could undo is placed on
+    it; its report does not go out again), but the one before it must be: at most two
+    unwritten when the next is dealt (`MAX_UNWRITTEN`)."""
+    d = table.directed
+    assert d is not None
+    if d.go or table.hand is not None or table.unwritten > 1 or d.round is not None:
+        return None
+    if d.reported is None or d.reported != table.hand_number or table.closed:
+        return None
+    if any(user not in table.by_user for user in table.hand_users.values()):
+        return None
+    return report_body(table)
 
 
 def _take_back(table: TableState) -> Effects:

@@ -546,8 +546,10 @@ class Table:
         state = self.state
         state.unwritten -= 1
         if state.directed is not None:
-            # written: its busts are sure; the director may place them
-            self.apply(directed.report(state))
+            # written: its busts are sure; the director may place them (unless a go came
+            # since, `deal_if_ended`: the director had this hand's report in its answer)
+            if not state.directed.go:
+                self.apply(directed.report(state))
             return
         if self.lifecycle is Lifecycle.SAVING and state.unwritten <= MAX_UNWRITTEN:
             self.become(Lifecycle.STARTING)

@@ -116,9 +116,7 @@ class Books:
         what it gave, so `verify --tournament` repeats it."""
         async with self.db.transaction() as s:
             await self._fence(s)
-            seq = await store.add_draw(s, self.id, purpose, scheme, commitment)
-            await store.reveal_draw(s, self.id, seq, "", result)
-            return seq
+            return await store.record_draw(s, self.id, purpose, scheme, commitment, result)
 
     async def reveal(self, seq: int, seed_hex: str, result: Any) -> None:
         async with self.db.transaction() as s:

@@ -53,6 +53,16 @@ class Tick:
 
 
 @dataclass(frozen=True, slots=True)
+class Unanswered:
+    """Orders to deal or wait, not awaited, that the table refused (or never answered):
+    the table stands as the director found it, and says so again (`REPORT_AGAIN`)."""
+
+    table_id: int
+    sent: int  # which of the table's orders not awaited: only its latest counts
+    lost: bool  # refused as a stale director's: the lease is gone
+
+
+@dataclass(frozen=True, slots=True)
 class Command:
     name: str
     args: dict[str, Any]
@@ -107,6 +117,10 @@ class Director:
         self._sub: Any = None
         self._tick: Any = None
         self.done = asyncio.Event()
+        # orders sent and not awaited (deal or wait), by table: a table's next orders go
+        # after them, so it takes its orders in the order they were given
+        self.sending: dict[int, asyncio.Task[None]] = {}
+        self.sent: dict[int, int] = {}  # table -> how many orders it was sent not awaited
 
     # -- life ------------------------------------------------------------------------------
 
@@ -133,7 +147,7 @@ class Director:
         self.post(Command("begin", {}))
 
     async def stop(self) -> None:
-        for task in (self.task, self._reader):
+        for task in (self.task, self._reader, *self.sending.values()):
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -201,6 +215,8 @@ class Director:
             return await self._reports([msg.body, *self._queued_reports()])
         if isinstance(msg, Tick):
             return await self._ticked()
+        if isinstance(msg, Unanswered):
+            return await self._unanswered(msg)
         handler = COMMANDS.get(msg.name)
         if handler is None:
             raise TableError("unknown_command", f"unknown tournament command {msg.name}")
@@ -465,12 +481,12 @@ class Director:
             await self.save()
             await self.publish("level", {"level": self.clock_.level + 1})
             stakes = self.stakes()
-            await asyncio.gather(*(  # let deal already: a hand it deals from now plays the
-                self._send(slot, p.DirectorOrders(  # new level (one in play keeps its own)
-                    tournament_id=self.id, epoch=self.books.epoch, stakes=stakes,
-                ))
-                for slot in self.slots.values() if slot.in_hand
-            ))  # fmt: skip
+            for slot in self.slots.values():  # let deal already: a hand it deals from now
+                if slot.in_hand:  # plays the new level (one in play keeps its own)
+                    orders = p.DirectorOrders(
+                        tournament_id=self.id, epoch=self.books.epoch, stakes=stakes
+                    )
+                    self._send_later(slot, orders, settles=False)
 
     # -- balance (R33) ----------------------------------------------------------------------
 
@@ -528,49 +544,68 @@ class Director:
                 await self._close(slot)
 
     async def _carry_out(self, moves: Sequence[balancing.Move]) -> None:
-        """Everyone moving stands up first, each source table in one order (between its
-        hands), then sits down, each target table in one order: a final table's redraw
-        seats players in seats others are leaving. Never at two tables; the chips written
-        with each step. One who could not be seated is in transit, seated by the draw at
-        the next decision (`_seat_strays`)."""
+        """Everyone moving stands up, each source table in one order (between its hands),
+        then sits down, each target table in one order, as soon as the tables its arrivals
+        leave (and itself, if players leave it: a final table's redraw seats players in
+        seats others are leaving) have stood them up. Never at two tables; the chips written
+        with each step. One who could not be seated is in transit, seated by the draw at the
+        next decision (`_seat_strays`)."""
         by_entry = {e.id: e for e in self.alive()}
         sources: dict[int, list[balancing.Move]] = {}
+        targets: dict[int, list[balancing.Move]] = {}
         for move in moves:
             sources.setdefault(move.from_table, []).append(move)
-        standing: list[tuple[Entry, balancing.Move]] = []
-        groups = list(sources.items())
-        answers = await asyncio.gather(*(  # each table its own order, all at once
-            self._send(self.slots[table_id], p.DirectorOrders(
-                tournament_id=self.id, epoch=self.books.epoch, unseat=[
-                    p.UnseatOrder(user_id=by_entry[m.entry_id].user_id, entry_id=m.entry_id,
-                                  to_table=m.to_table, seat=m.to_seat)
-                    for m in group
-                ],
-            ))
-            for table_id, group in groups
-        ))  # fmt: skip
-        for (table_id, group), answer in zip(groups, answers, strict=True):
-            slot = self.slots[table_id]
-            if answer is None:
-                continue
-            for m in group:
-                entry = by_entry[m.entry_id]
-                chips, bank = answer["moved"][str(entry.user_id)]
-                slot.seats = {s: u for s, u in slot.seats.items() if u != entry.user_id}
-                entry.chips, entry.time_bank_ms = int(chips), int(bank)
-                entry.table_id = entry.seat = None
-                entry.moves += 1
-                self.moves_made += 1
-                standing.append((entry, m))
-        targets: dict[int, list[tuple[Entry, balancing.Move]]] = {}
-        for entry, m in standing:
-            targets.setdefault(m.to_table, []).append((entry, m))
-        await asyncio.gather(*(
-            self._seat_all(self.slots[table_id], [(e, m.to_seat) for e, m in arrivals])
-            for table_id, arrivals in targets.items()
-        ))  # fmt: skip
+            targets.setdefault(move.to_table, []).append(move)
+        loop = asyncio.get_running_loop()
+        standing = {  # each source table its own order, all at once
+            table_id: loop.create_task(self._stand(table_id, group, by_entry))
+            for table_id, group in sources.items()
+        }
 
-    async def _seat_all(self, target: Slot, arrivals: list[tuple[Entry, int]]) -> bool:
+        async def arrive(table_id: int, group: list[balancing.Move]) -> None:
+            leaving = {m.from_table for m in group} | ({table_id} & standing.keys())
+            stood: set[int] = set()
+            for each in await asyncio.gather(*(standing[t] for t in leaving)):
+                stood |= each
+            arrivals = [(by_entry[m.entry_id], m.to_seat) for m in group if m.entry_id in stood]
+            if arrivals:
+                await self._seat_all(self.slots[table_id], arrivals, deal_idle=True)
+
+        await asyncio.gather(
+            *(arrive(table_id, group) for table_id, group in targets.items()), *standing.values()
+        )
+
+    async def _stand(
+        self, table_id: int, group: list[balancing.Move], by_entry: dict[int, Entry]
+    ) -> set[int]:
+        """One source table's movers stood up (in transit, their chips with them): the
+        entries it stood."""
+        slot = self.slots[table_id]
+        answer = await self._send(slot, p.DirectorOrders(
+            tournament_id=self.id, epoch=self.books.epoch, unseat=[
+                p.UnseatOrder(user_id=by_entry[m.entry_id].user_id, entry_id=m.entry_id,
+                              to_table=m.to_table, seat=m.to_seat)
+                for m in group
+            ],
+        ))  # fmt: skip
+        if answer is None:
+            return set()
+        for m in group:
+            entry = by_entry[m.entry_id]
+            chips, bank = answer["moved"][str(entry.user_id)]
+            slot.seats = {s: u for s, u in slot.seats.items() if u != entry.user_id}
+            entry.chips, entry.time_bank_ms = int(chips), int(bank)
+            entry.table_id = entry.seat = None
+            entry.moves += 1
+            self.moves_made += 1
+        return {m.entry_id for m in group}
+
+    async def _seat_all(
+        self, target: Slot, arrivals: list[tuple[Entry, int]], *, deal_idle: bool = False
+    ) -> bool:
+        """Seat `arrivals` at `target`, in one order. `deal_idle` (a balancing move): a table
+        between hands that this decision would let deal is told to deal by the same order
+        (its arrivals are dealt in without another round trip)."""
         orders = [
             p.SeatOrder(
                 entry_id=e.id, user_id=e.user_id, name=e.name, seat=seat, chips=e.chips,
@@ -578,17 +613,42 @@ class Director:
             )
             for e, seat in arrivals
         ]  # fmt: skip
+        deals_on = self._deals_on(target, len(arrivals))
+        at_once = target.in_hand and deals_on
+        deal = deal_idle and not target.in_hand and deals_on
         answer = await self._send(target, p.DirectorOrders(
             tournament_id=self.id, epoch=self.books.epoch, seat=orders, stakes=self.stakes(),
+            deal_if_ended=at_once, deal=deal,
+            finished=self.notices.pop(target.table_id, []) if deal else [],
+            refill_ms=self._refill_for(target) if deal else 0,
+            bank_cap_ms=int(self.t.time_bank_ms or 0),
         ))  # fmt: skip
         if answer is None:
             return False
+        if deal:  # let deal, as `_answer` would have
+            target.in_hand, target.round, target.told = True, None, False
         for entry, seat in arrivals:
             entry.table_id, entry.seat, entry.status = target.table_id, seat, "playing"
             target.seats[seat] = entry.user_id
             if seat in target.opened:
                 target.opened.remove(seat)
+        if answer.get("ended") is not None:  # its hand had ended: its report, and it deals
+            self._took(target, answer["ended"])
+            target.in_hand, target.round = True, None
         return True
+
+    def _deals_on(self, target: Slot, arriving: int) -> bool:
+        """Whether a table, its players moved in, would be let deal between hands (for one
+        believed in a hand: once that hand is over, if nobody busts in it; the table deals
+        at once on such a hand's end, `deal_if_ended`): as `may_deal` says, and not hand
+        for hand, not now nor from this decision (R32)."""
+        if self.round is not None or self.frozen or self.status != "running":
+            return False
+        if self.level().is_break or target.table_id in self.waiting:
+            return False
+        if len(target.seats) + arriving < 2:
+            return False
+        return not table_rules.hand_for_hand(len(self.live), self.prizes(), len(self.slots))
 
     async def _seat(self, entry: Entry, target: Slot, seat: int) -> bool:
         return await self._seat_all(target, [(entry, seat)])
@@ -624,8 +684,10 @@ class Director:
         else:
             self.round += 1
             go = [(slot, self.may_deal(slot), self.round) for slot in idle]
-        # every table its orders at once: one slow table keeps no other waiting
-        await asyncio.gather(*(self._answer(*each, stakes) for each in go))
+        # every table its orders at once, not awaited: no table waits for another's answer
+        # nor for this decision's, and the next reports are taken in meanwhile
+        for each in go:
+            self._answer(*each, stakes)
 
     def _hand_for_hand(self) -> None:
         """R32: while the next bust is on a big pay jump (the bubble, or a jump in the money:
@@ -637,7 +699,7 @@ class Director:
         elif not on and self.round is not None and not any(s.in_hand for s in self.slots.values()):
             self.round = None
 
-    async def _answer(
+    def _answer(
         self, slot: Slot, deal: bool, round_: int | None, stakes: p.Stakes | None = None
     ) -> None:
         """A table between hands is told to deal, or to wait; a wait is said once (until the
@@ -650,12 +712,55 @@ class Director:
             deal=deal, round=round_, finished=self.notices.pop(slot.table_id, []),
             refill_ms=self._refill_for(slot), bank_cap_ms=int(self.t.time_bank_ms or 0),
         )  # fmt: skip
-        if await self._send(slot, orders) is None:
-            return
-        slot.told = not deal
+        slot.told = not deal  # as if answered: a refusal comes back as `Unanswered`
         if deal:
             slot.in_hand = True
             slot.round = round_
+        self._send_later(slot, orders)
+
+    def _send_later(self, slot: Slot, orders: p.DirectorOrders, *, settles: bool = True) -> None:
+        """Orders not awaited, after the table's earlier ones. `settles`: they decide whether
+        it deals (a refusal, `Unanswered`, undoes what the director took them to do); else
+        a refusal changes nothing (stakes also go with the next orders to deal)."""
+        table_id = slot.table_id
+        before = self.sending.get(table_id)
+        number = self.sent[table_id] = self.sent.get(table_id, 0) + (1 if settles else 0)
+
+        async def send() -> None:
+            if before is not None:
+                await asyncio.wait([before])
+            try:
+                await self.ask_table(table_id, orders)
+            except TableError as exc:
+                lost = exc.code == "stale_director"
+                if not lost:
+                    log.info("tournament %s: table %s refused orders: %s", self.id, table_id, exc)
+                if lost or settles:
+                    self.post(Unanswered(table_id, number, lost))
+            except Exception:
+                log.exception("tournament %s: orders to table %s failed", self.id, table_id)
+                if settles:
+                    self.post(Unanswered(table_id, number, False))
+            finally:
+                if self.sending.get(table_id) is task:
+                    del self.sending[table_id]
+
+        task = asyncio.get_running_loop().create_task(send(), name=f"dir-{self.id}-t{table_id}")
+        self.sending[table_id] = task
+
+    async def _sent(self, table_id: int) -> None:
+        """The orders not awaited that this table has yet to answer, answered first."""
+        before = self.sending.get(table_id)
+        if before is not None:
+            await asyncio.wait([before])
+
+    async def _unanswered(self, msg: Unanswered) -> None:
+        if msg.lost:
+            raise TableError("lease_lost", "a newer director runs this tournament")
+        slot = self.slots.get(msg.table_id)
+        if slot is not None and self.sent.get(msg.table_id) == msg.sent:
+            slot.in_hand = False  # no go taken: its report again is answered anew
+            slot.told = False
 
     def _refill_due(self, slot: Slot) -> bool:
         return self.refilled.get(slot.table_id, self.clock_.level) < self.clock_.level
@@ -669,6 +774,7 @@ class Director:
         return 0
 
     async def _send(self, slot: Slot, orders: p.DirectorOrders) -> dict[str, Any] | None:
+        await self._sent(slot.table_id)
         try:
             return await self.ask_table(slot.table_id, orders)
         except TableError as exc:
@@ -1089,6 +1195,7 @@ async def buy_chips(d: Director, args: dict[str, Any]) -> dict[str, Any]:
         user_id=user, kind=kind, chips=chips, price=price, fee=fee,  # type: ignore[arg-type]
         key=f"{kind}:{d.id}:u{user}:{args['request_id']}",
     )  # fmt: skip
+    await d._sent(entry.table_id)
     answer = await d.ask_table(entry.table_id, p.DirectorOrders(
         tournament_id=d.id, epoch=d.books.epoch, add=[order],
     ))  # fmt: skip

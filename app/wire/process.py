@@ -182,6 +182,10 @@ class DirectorOrders(_Mail):
     seat: list[SeatOrder] = []
     stakes: Stakes | None = None
     deal: bool = False
+    # deal at once if the hand the director believes on has ended with no bust (the
+    # answer carries that hand's report, `ended`): a moved player is dealt in without
+    # waiting for the report's round trip (R33)
+    deal_if_ended: bool = False
     hold: bool = False  # R37 (a freeze): a go whose hand is not dealt yet is taken back
     round: int | None = None
     refill_ms: Annotated[int, Field(ge=0)] = 0  # R27: added to every time bank here

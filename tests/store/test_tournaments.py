@@ -398,6 +398,22 @@ async def test_r38_draws_are_committed_then_revealed_once(db: Database) -> None:
     assert draws[0].result == {"7": [0, 3]}
 
 
+async def test_r38_a_draw_from_the_committed_seed_is_recorded_in_one_write(db: Database) -> None:
+    """`record_draw`: the next number after the draws before it, the master's seed ("")
+    and what it drew, as `add_draw` then `reveal_draw` would leave it."""
+    t, _ = await setup(db, 0)
+    async with db.transaction() as s:
+        assert await tournaments.add_draw(s, t, "master", "hmac-sha256-draw-v1", "a" * 64) == 1
+        moves = {"moves": [[4, 1, 2, 5]]}
+        assert await tournaments.record_draw(s, t, "balance:9:0", "v1", "a" * 64, moves) == 2
+        assert await tournaments.record_draw(s, t, "stray:3:9:1", "v1", "a" * 64, [2, 6]) == 3
+    async with db.session() as s:
+        draws = await tournaments.draws(s, t)
+    assert [(d.seq, d.purpose, d.seed, d.result) for d in draws] == [
+        (1, "master", None, None), (2, "balance:9:0", "", moves), (3, "stray:3:9:1", "", [2, 6]),
+    ]  # fmt: skip
+
+
 async def test_tournament_rows_and_the_director_columns(db: Database) -> None:
     t, _ = await setup(db, 0)
     with pytest.raises(TypeError):
