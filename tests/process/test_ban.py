@@ -26,14 +26,16 @@ async def test_a_ban_closes_sockets_everywhere_and_cashes_out_at_the_hands_end(
     redis_url: str,  # noqa: F811
 ) -> None:
     async with cluster(tmp_path, pg_server, redis_url) as c:
-        stage = await c.seated(at=(1, 2), action_timer_ms=2000)
-        ann, bob = stage.players
+        # the operator first: the hand must still be on when the ban lands, and a command's
+        # start-up on a loaded machine took longer than the turns' timeouts (the hand ended)
         _, olga_token = await c.user(0, "olga")
         granted = subprocess.run(
             [sys.executable, "-m", "app", "admin", "grant", "olga"],
             cwd=ROOT, env=c.envs[0], capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert granted.returncode == 0, granted.stderr
+        stage = await c.seated(at=(1, 2), action_timer_ms=5000)
+        ann, bob = stage.players
         bob_too = Player(
             await open_socket(c.ports[1], stage.table_id, stage.tokens[bob.user_id]), bob.user_id
         )
