@@ -12,6 +12,7 @@ from app.fanout import BaseFanout, create_fanout
 from app.store.db import Database
 from app.tables import FakeClock, LedgerTableStore, TableManager
 from tests.conftest import REDIS_URL, unavailable
+from tests.tables.live import Live, live_server
 
 
 @pytest.fixture
@@ -70,3 +71,12 @@ async def manager(
         yield mgr
     finally:
         await mgr.stop()
+
+
+@pytest.fixture
+async def live(
+    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
+) -> AsyncIterator[Live]:
+    """A live table server (the app, its tables, sockets) on SQLite and the memory fan-out."""
+    async with live_server(sqlite_db, memory_fanout, clock) as server:
+        yield server

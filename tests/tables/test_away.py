@@ -4,12 +4,10 @@ WebSockets, a real SQLite ledger; the clock moves only when a test moves it (no 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection
+from collections.abc import Collection
 from typing import Any
 
-import pytest
-
-from app.fanout import BaseFanout, create_fanout
+from app.fanout import create_fanout
 from app.store import hands
 from app.store.db import Database
 from app.tables import FakeClock
@@ -20,14 +18,6 @@ from tests.tables.test_ws_play import PAUSE, calldown, seat_players
 from tests.tables.test_ws_rules import reopen_token
 
 TIMER = 10.0  # the house's action clock (R19), in the fake clock's seconds
-
-
-@pytest.fixture
-async def live(
-    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
-) -> AsyncIterator[Live]:
-    async with live_server(sqlite_db, memory_fanout, clock) as server:
-        yield server
 
 
 async def next_hand(live: Live, table_id: int, watcher: Client) -> tuple[str, int]:

@@ -4,8 +4,6 @@ PostgreSQL)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from app.fanout import BaseFanout, create_fanout
@@ -26,14 +24,6 @@ from tests.tables.test_ws_rules import reopen_token
 
 BUY_IN = 2000
 BALANCE = 100_000
-
-
-@pytest.fixture
-async def live(
-    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
-) -> AsyncIterator[Live]:
-    async with live_server(sqlite_db, memory_fanout, clock) as server:
-        yield server
 
 
 async def play_hand(live: Live, table_id: int, clients: dict[int, Client], policy: Policy) -> Frame:

@@ -4,30 +4,17 @@ answers out of place are refused, and the host's buy-in limits for one player.""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from sqlalchemy import select
 
-from app.fanout import BaseFanout
 from app.store import accounts, moderation
-from app.store.db import Database
 from app.store.models import LedgerTransaction, PokerTable, TxKind
-from app.tables import FakeClock
 from app.tables import messages as m
-from tests.tables.live import Client, Frame, Live, live_server
+from tests.tables.live import Client, Frame, Live
 from tests.tables.test_extras import BALANCE, ledger_ok
-
-
-@pytest.fixture
-async def live(
-    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
-) -> AsyncIterator[Live]:
-    async with live_server(sqlite_db, memory_fanout, clock) as server:
-        yield server
 
 
 @dataclass

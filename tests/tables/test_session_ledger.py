@@ -8,28 +8,16 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from sqlalchemy import select
 
-from app.fanout import BaseFanout
 from app.store import ledger
 from app.store.db import Database
 from app.store.models import LedgerAccount, LedgerEntry, LedgerTransaction, Seat, TxKind
-from app.tables import FakeClock
-from tests.tables.live import Client, Live, live_server
+from tests.tables.live import Client, Live
 from tests.tables.test_extras import ledger_ok, play_hand
 from tests.tables.test_ws_play import PAUSE, calldown
-
-
-@pytest.fixture
-async def live(
-    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
-) -> AsyncIterator[Live]:
-    async with live_server(sqlite_db, memory_fanout, clock) as server:
-        yield server
 
 
 async def expected_from_rows(db: Database, table_id: int, top_up_keys: set[str]) -> dict[int, Any]:

@@ -4,10 +4,7 @@ restart on the same database."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from app.fanout import BaseFanout, create_fanout
 from app.store.db import Database
@@ -17,14 +14,6 @@ from tests.tables.live import Client, Frame, Live, live_server
 from tests.tables.test_ws_rules import reopen_token
 
 BUY_IN = 2000
-
-
-@pytest.fixture
-async def live(
-    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
-) -> AsyncIterator[Live]:
-    async with live_server(sqlite_db, memory_fanout, clock) as server:
-        yield server
 
 
 def sit(seat: int, rid: str) -> dict[str, Any]:

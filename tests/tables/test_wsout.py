@@ -6,7 +6,6 @@ not called on the way, and without the protocol the library sends as before."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,18 +13,7 @@ from websockets.frames import Frame, Opcode
 
 from app.api import ws as ws_module
 from app.api import wsout
-from app.fanout import BaseFanout
-from app.store.db import Database
-from app.tables import FakeClock
-from tests.tables.live import Client, Live, live_server
-
-
-@pytest.fixture
-async def live(
-    sqlite_db: Database, memory_fanout: BaseFanout, clock: FakeClock
-) -> AsyncIterator[Live]:
-    async with live_server(sqlite_db, memory_fanout, clock) as server:
-        yield server
+from tests.tables.live import Client, Live
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65_535, 65_536, 70_000])
