@@ -648,10 +648,7 @@ async def add_draw(
 ) -> int:
     """Publish a draw's commitment before it is used; returns its number in the tournament."""
     await _fenced(session, tournament_id, fence)
-    last = await session.scalar(
-        select(func.max(TournamentDraw.seq)).where(TournamentDraw.tournament_id == tournament_id)
-    )
-    seq = (last or 0) + 1
+    seq = await _next_draw(session, tournament_id)
     session.add(
         TournamentDraw(
             tournament_id=tournament_id,
@@ -663,6 +660,14 @@ async def add_draw(
     )
     await session.flush()
     return seq
+
+
+async def _next_draw(session: AsyncSession, tournament_id: int) -> int:
+    """The next draw's number (the tournament's row is locked: numbers go one by one)."""
+    last = await session.scalar(
+        select(func.max(TournamentDraw.seq)).where(TournamentDraw.tournament_id == tournament_id)
+    )
+    return (last or 0) + 1
 
 
 async def record_draw(
@@ -682,10 +687,7 @@ async def record_draw(
     )
     if locked is None:
         raise TournamentNotFound(f"no tournament {tournament_id}")
-    last = await session.scalar(
-        select(func.max(TournamentDraw.seq)).where(TournamentDraw.tournament_id == tournament_id)
-    )
-    seq = (last or 0) + 1
+    seq = await _next_draw(session, tournament_id)
     session.add(
         TournamentDraw(
             tournament_id=tournament_id, seq=seq, purpose=purpose, scheme=scheme,

@@ -642,11 +642,7 @@ class Director:
         believed in a hand: once that hand is over, if nobody busts in it; the table deals
         at once on such a hand's end, `deal_if_ended`): as `may_deal` says, and not hand
         for hand, not now nor from this decision (R32)."""
-        if self.round is not None or self.frozen or self.status != "running":
-            return False
-        if self.level().is_break or target.table_id in self.waiting:
-            return False
-        if len(target.seats) + arriving < 2:
+        if self.round is not None or not self.may_deal(target, arriving):
             return False
         return not table_rules.hand_for_hand(len(self.live), self.prizes(), len(self.slots))
 
@@ -664,10 +660,11 @@ class Director:
 
     # -- who deals --------------------------------------------------------------------------
 
-    def may_deal(self, slot: Slot) -> bool:
+    def may_deal(self, slot: Slot, arriving: int = 0) -> bool:
+        """Whether a table between hands may deal (`arriving`: players about to sit there)."""
         if self.frozen or self.status != "running" or self.level().is_break:
             return False
-        return slot.table_id not in self.waiting and len(slot.seats) >= 2
+        return slot.table_id not in self.waiting and len(slot.seats) + arriving >= 2
 
     async def _deal(self) -> None:
         """Every table between hands gets its orders: deal, or wait. Hand-for-hand (R32),
