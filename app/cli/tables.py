@@ -128,8 +128,13 @@ class NoTables:
     async def adopt(self, only: list[int] | None = None) -> list[int]:
         return []
 
-    async def move(self, table_id: int, seconds: float, then: Any) -> bool:
+    async def move(
+        self, table_id: int, seconds: float, then: Any, *, to: str | None = None
+    ) -> bool:
         return False
+
+    async def take_back(self, table_id: int) -> list[int]:
+        return []
 
 
 @contextlib.asynccontextmanager

@@ -3,9 +3,11 @@ the database says which.
 
 A lease row holds the owner (a `ServerProcess.id`), an epoch and an expiry. `claim` takes a
 thing only when it is free (no row, or released) or its lease expired, and moves the epoch
-on by one: the epoch is the fencing token. The owner `renew`s all its leases in one
-statement about every second; a process that stops renewing loses them after the lease
-time, to whoever claims them next.
+on by one: the epoch is the fencing token. The owner `renew`s its leases in one statement
+about every second; a process that stops renewing loses them after the lease time, to
+whoever claims them next. An owner handing a thing to a named process `give`s it the lease
+(a new epoch, in one statement): between the giver letting go and the taker running it, no
+third process can claim it; a taker that never takes it lets it expire like a dead owner.
 
 Every write a table (or a director) makes runs `check` first, in the write's own
 transaction: the lease row must still name this owner and the epoch it was claimed under,
@@ -85,14 +87,21 @@ async def renew(
     now: datetime | None = None,
     model: type[Lease] = TableLease,
 ) -> dict[int, int]:
-    """Extend every lease `owner` still holds to `now + seconds`, in one statement. `held` is
-    what the owner believes it holds (key -> epoch); returns the part of it still true.
-    A key missing from the answer is lost: another process claimed it, or it was released."""
+    """Extend the leases of `held` that `owner` still holds to `now + seconds`, in one
+    statement. `held` is what the owner believes it holds (key -> epoch); returns the part
+    of it still true. A key missing from the answer is lost: another process claimed it, or
+    it was released. A lease given to `owner` (`give`) and not yet taken is not renewed: a
+    taker that never takes it must not keep it from everyone else."""
     expires = (now or utcnow()) + timedelta(seconds=seconds)
     column = model.key()
     # rows locked in key order, as `check` reads them: a renewal and a write of several
     # tables never wait for each other in a circle
-    mine = select(column).where(model.owner == owner).order_by(column).with_for_update()
+    mine = (
+        select(column)
+        .where(model.owner == owner, column.in_(list(held)))
+        .order_by(column)
+        .with_for_update()
+    )
     rows = await session.execute(
         update(model)
         .where(model.owner == owner, column.in_(mine.scalar_subquery()))
@@ -123,6 +132,82 @@ async def release(
         )
     )
     return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+async def give(
+    session: AsyncSession,
+    owner: str,
+    keys: Collection[int],
+    to: str,
+    *,
+    seconds: float,
+    now: datetime | None = None,
+    model: type[Lease] = TableLease,
+) -> dict[int, int]:
+    """Hand `owner`'s leases of `keys` straight to process `to`, each under a new epoch,
+    until `now + seconds`: `owner` writes nothing more under its own, and no process but
+    `to` may claim them before they expire (`to` takes them: `take_given`). Returns the
+    keys given, with their new epochs (a key `owner` no longer held is left out)."""
+    expires = (now or utcnow()) + timedelta(seconds=seconds)
+    column = model.key()
+    rows = await session.execute(
+        update(model)
+        .where(model.owner == owner, column.in_(list(keys)))
+        .values({model.owner: to, model.epoch: model.epoch + 1, model.expires_at: expires})
+        .returning(column, model.epoch)
+        .execution_options(**_NO_SYNC)
+    )
+    return {key: epoch for key, epoch in rows}
+
+
+async def take_given(
+    session: AsyncSession,
+    key: int,
+    owner: str,
+    *,
+    seconds: float,
+    now: datetime | None = None,
+    model: type[Lease] = TableLease,
+) -> int | None:
+    """`owner` takes the lease another process gave it (`give`), unexpired, until `now +
+    seconds`: its new epoch (one more again, so the giver can tell it was taken), or None
+    when it is not `owner`'s (or ran out: then `claim` it like any free one)."""
+    now = now or utcnow()
+    column = model.key()
+    epoch: int | None = await session.scalar(
+        update(model)
+        .where(column == key, model.owner == owner, model.expires_at > now)
+        .values({model.epoch: model.epoch + 1, model.expires_at: now + timedelta(seconds=seconds)})
+        .returning(model.epoch)
+        .execution_options(**_NO_SYNC)
+    )
+    return epoch
+
+
+async def take_back(
+    session: AsyncSession,
+    key: int,
+    owner: str,
+    given: tuple[str, int],
+    *,
+    seconds: float,
+    now: datetime | None = None,
+    model: type[Lease] = TableLease,
+) -> bool:
+    """`owner` gave this lease away (`given`: to whom, under which epoch) and the taker did
+    not take it: it is `owner`'s again, under a new epoch, to take (`take_given`). False
+    when the taker took it meanwhile (or it expired and was claimed)."""
+    to, epoch = given
+    column = model.key()
+    expires = (now or utcnow()) + timedelta(seconds=seconds)
+    back = await session.scalar(
+        update(model)
+        .where(column == key, model.owner == to, model.epoch == epoch)
+        .values({model.owner: owner, model.epoch: model.epoch + 1, model.expires_at: expires})
+        .returning(model.epoch)
+        .execution_options(**_NO_SYNC)
+    )
+    return back is not None
 
 
 async def release_owners(session: AsyncSession, owners: Collection[str]) -> int:

@@ -144,7 +144,8 @@ class Handover:
         its hand is over (at most `seconds`). The answer: `moved` (False: its hand did not
         end in time, and it plays on here), the `target`, and `owner`, where it runs now: the
         target, or this process again when the target did not take it after all (it filled
-        up or went away meanwhile), or None when nobody could (a heartbeat claims it)."""
+        up or went away meanwhile), or None when that is not known here (a heartbeat claims
+        it)."""
         table_id = int(args["table"])
         tables = self.router.tables
         if tables.get(table_id) is None:
@@ -183,15 +184,16 @@ class Handover:
         owner: list[str | None] = [None]  # let go, and (not yet) claimed
 
         async def then(table_ids: list[int]) -> None:
+            # the lease was given to the target: no third process can take it meanwhile
             taken = await self.hand_over(table_ids, target, hold=hold)
             if taken.get(table_id) == target:
                 owner[0] = target
-                return
-            # back here at once, not free until some heartbeat
-            back = await tables.adopt([table_id])
-            owner[0] = self.router.me if table_id in back else None
+            elif table_id in await tables.take_back(table_id):  # not taken: back here now
+                owner[0] = self.router.me
+            # else the target took it after all (its heartbeat), or it expired and another
+            # process claimed it: where it runs is the directory's to say (None here)
 
-        moved = await tables.move(table_id, seconds, then)
+        moved = await tables.move(table_id, seconds, then, to=target)
         return moved, owner[0] if moved else self.router.me
 
 

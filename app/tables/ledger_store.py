@@ -100,6 +100,12 @@ class LedgerTableStore:
     async def release_all(self) -> None:
         await self.leases.release_all()
 
+    async def give(self, table_ids: list[int], to: str) -> list[int]:
+        return await self.leases.give(table_ids, to)
+
+    async def take_back(self, table_id: int) -> bool:
+        return await self.leases.take_back(table_id)
+
     async def create(
         self,
         settings: TableSettings,

@@ -220,28 +220,42 @@ class TableManager:
             state.hand is None and state.life.stage is not Lifecycle.IN_HAND and not state.unwritten
         )
 
-    async def _hand_over(self, done: list[Table], then: HandedOver | None) -> None:
+    async def _hand_over(
+        self, done: list[Table], then: HandedOver | None, to: str | None = None
+    ) -> None:
         """Let these tables go (each between hands, its records written), release their
-        leases, and tell `then` which ones are free for another process to claim now."""
+        leases (or give them to process `to`: nobody else may claim them meanwhile), and
+        tell `then` which ones are free for another process to claim now."""
         handed = [t.id for t in done if not t.closed]  # a closed table goes nowhere
         for table in done:
             self.tables.pop(table.id, None)
             if not table.closed:
                 await self._let_go(table)
+        ids = [t.id for t in done]
         try:
-            await self.store.release([t.id for t in done])
+            if to is None:
+                await self.store.release(ids)
+            else:
+                await self.store.give(ids, to)
         except Exception as exc:  # the database is away: the leases expire by themselves
             log.warning("leases not released (%s)", type(exc).__name__)
             return
-        log.warning("let go of tables %s", sorted(t.id for t in done))
+        log.warning("let go of tables %s%s", sorted(ids), f" to {to}" if to else "")
         if then is not None:
             await then(handed)
 
-    async def move(self, table_id: int, seconds: float, then: HandedOver | None = None) -> bool:
+    async def move(
+        self,
+        table_id: int,
+        seconds: float,
+        then: HandedOver | None = None,
+        *,
+        to: str | None = None,
+    ) -> bool:
         """Move a table on purpose: no new hand here; once the hand being played is over and
-        written (at most `seconds`), the table stops here and its lease is released; `then`
-        hands it to another process. False (and the table plays on here) if its hand did not
-        end in time or it does not run here."""
+        written (at most `seconds`), the table stops here and its lease is released, or
+        given to process `to`; `then` hands it to another process. False (and the table
+        plays on here) if its hand did not end in time or it does not run here."""
         table = self.get(table_id)
         if table is None:
             return False
@@ -253,8 +267,15 @@ class TableManager:
                     table.post(m.Drain(on=False))  # deal on here
                 return False
             await asyncio.sleep(0.05)  # the hand ends on the table's own task
-        await self._hand_over([table], then)
+        await self._hand_over([table], then, to)
         return True
+
+    async def take_back(self, table_id: int) -> list[int]:
+        """A table given away by a move that its target did not take: run it here again at
+        once (a new epoch). Returns it, or nothing when the target took it after all."""
+        if not await self.store.take_back(table_id):
+            return []
+        return await self.adopt([table_id])
 
     async def drain(self, seconds: float, then: HandedOver | None = None) -> int:
         """A graceful stop: deal no new hand, and let each table go (its lease released, and

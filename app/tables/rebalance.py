@@ -1,7 +1,7 @@
 """Evening out the tables between live server processes (issue 25): when a process joins or
 comes back, the most loaded one hands tables to it between hands, by the hand-over a move
 uses (`Handover.move_to`: no new hand, the hand in play ends and is written, the lease is
-released and the target claims it), so nothing is voided. Each heartbeat may start one round
+given to the target, which takes it), so nothing is voided. Each heartbeat may start one round
 in the background (`tick`: the heartbeat never waits for a hand to end); the process op
 `balance` runs a round on demand (`python -m app tables balance`). Who sheds what is
 `app.tables.balance.plan`.

@@ -66,8 +66,14 @@ class Tables(Protocol):
     def runs_none(self) -> bool: ...
     async def adopt(self, only: list[int] | None = None) -> list[int]: ...
     async def move(
-        self, table_id: int, seconds: float, then: Callable[[list[int]], Awaitable[object]]
+        self,
+        table_id: int,
+        seconds: float,
+        then: Callable[[list[int]], Awaitable[object]],
+        *,
+        to: str | None = None,
     ) -> bool: ...
+    async def take_back(self, table_id: int) -> list[int]: ...
 
 
 class _NotHere(Exception):
@@ -230,9 +236,10 @@ class TableRouter:
             if where.owner is not None and where.owner != self.me:
                 self.owners[table_id] = where.owner
                 return where.owner
-            # nobody runs it (its owner died or let it go), or our claim is still starting
+            # nobody runs it (its owner died or let it go), it was given here and is not
+            # taken yet, or our claim is still starting
             room = self.tables.room()  # None: no limit
-            if where.owner is None and (room is None or room > 0):
+            if where.owner in (None, self.me) and (room is None or room > 0):
                 await self.tables.adopt([table_id])
             if self.tables.get(table_id) is not None:
                 return None

@@ -39,6 +39,7 @@ class TableLeases:
         # off from the database) publishes nothing until renewed (`holds`)
         self.watch_expiry = watch_expiry
         self.sure_until: dict[int, float] = {}  # table id -> monotonic time its lease is sure
+        self.given: dict[int, tuple[str, int]] = {}  # table id -> (to whom, epoch): `give`
 
     def holds(self, table_id: int) -> bool:
         """Whether this process surely still holds the table's lease, by its own clock: a
@@ -56,22 +57,24 @@ class TableLeases:
         self, limit: int | None = None, only: Collection[int] | None = None
     ) -> list[int]:
         """Claim open tables that are free (released, or their lease expired: a dead
-        owner's), at most `limit` of them (and only those of `only`, if given): the ones this
-        process now runs, to restore. A table another live process holds is left to it, and
-        one this process holds is not claimed again."""
+        owner's) or were given to this process (`give`), at most `limit` of them (and only
+        those of `only`, if given): the ones this process now runs, to restore. A table
+        another live process holds is left to it, and one this process holds is not claimed
+        again."""
         claimed: dict[int, int] = {}
         if limit is not None and limit <= 0:
             return []
         began = time.monotonic()
         async with self.db.transaction() as s:
             free = (
-                select(PokerTable.id)
+                select(PokerTable.id, TableLease.owner)
                 .outerjoin(TableLease, TableLease.table_id == PokerTable.id)
                 .where(
                     PokerTable.status == "open",
                     or_(
                         TableLease.table_id.is_(None),
                         TableLease.owner.is_(None),
+                        TableLease.owner == self.owner,
                         TableLease.expires_at <= utcnow(),
                     ),
                 )
@@ -79,11 +82,16 @@ class TableLeases:
             )
             if only is not None:
                 free = free.where(PokerTable.id.in_(list(only)))
-            ids = await s.scalars(free)
-            for table_id in list(ids):
+            for table_id, owner in list(await s.execute(free)):
                 if table_id in self.epochs:
                     continue  # ours (its lease ran late): the renewal keeps it
-                epoch = await leases.claim(s, table_id, self.owner, seconds=self.lease_seconds)
+                epoch = None
+                if owner == self.owner:  # given here by its last owner (a move)
+                    epoch = await leases.take_given(
+                        s, table_id, self.owner, seconds=self.lease_seconds
+                    )
+                if epoch is None:
+                    epoch = await leases.claim(s, table_id, self.owner, seconds=self.lease_seconds)
                 if epoch is not None:
                     claimed[table_id] = epoch
                     if limit is not None and len(claimed) >= limit:
@@ -136,6 +144,32 @@ class TableLeases:
             for table_id in mine:
                 del self.epochs[table_id]
                 self.sure_until.pop(table_id, None)
+
+    async def give(self, table_ids: list[int], to: str) -> list[int]:
+        """Hand these tables' leases straight to process `to` (between hands, a move): no
+        other process may claim them before `to` takes them (or they expire). Returns the
+        tables given."""
+        mine = [t for t in table_ids if t in self.epochs]
+        if not mine:
+            return []
+        async with self.db.transaction() as s:
+            given = await leases.give(s, self.owner, mine, to, seconds=self.lease_seconds)
+        for table_id in mine:
+            del self.epochs[table_id]
+            self.sure_until.pop(table_id, None)
+        self.given.update({t: (to, epoch) for t, epoch in given.items()})
+        return sorted(given)
+
+    async def take_back(self, table_id: int) -> bool:
+        """A table given away (`give`) that its taker did not take is this process's to
+        take again (`claim_open`); False when the taker took it after all."""
+        given = self.given.pop(table_id, None)
+        if given is None:
+            return False
+        async with self.db.transaction() as s:
+            return await leases.take_back(
+                s, table_id, self.owner, given, seconds=self.lease_seconds
+            )
 
     async def release_all(self) -> None:
         """Give every table up (a clean stop): another process may claim them at once."""

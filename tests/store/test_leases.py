@@ -139,3 +139,53 @@ async def test_a_claim_waits_for_a_write_that_passed_the_fence(db_url: str) -> N
         assert await _claim(db, table, "b") == 2  # the write is done: the claim goes through
     finally:
         await db.dispose()
+
+
+async def test_a_given_lease_is_the_takers_alone_and_expires_if_never_taken(
+    db: Database,
+) -> None:
+    """A move hands the lease to a named process (`give`): the giver is fenced at once, no
+    third process can claim it meanwhile (the race a release left open), the taker takes it
+    under one more epoch, and a taker that never takes it does not keep it by renewing."""
+    first, second = await _tables(db, 2)
+    start = utcnow()
+    assert await _claim(db, first, "a", now=start) == 1
+    assert await _claim(db, second, "a", now=start) == 1
+    async with db.transaction() as s:
+        given = await leases.give(s, "a", [first, second], "b", seconds=LEASE, now=start)
+    assert given == {first: 2, second: 2}
+    with pytest.raises(LeaseLost):  # the giver writes nothing more
+        await _check(db, "a", {first: 1})
+    assert await _claim(db, first, "c", now=start) is None  # not free: b's
+    async with db.transaction() as s:
+        assert await leases.take_given(s, first, "c", seconds=LEASE, now=start) is None
+        assert await leases.take_given(s, first, "b", seconds=LEASE, now=start) == 3
+    await _check(db, "b", {first: 3})
+    later = start + timedelta(seconds=LEASE / 2)
+    async with db.transaction() as s:  # b renews what it runs; the second is not among it
+        assert await leases.renew(s, "b", {first: 3}, seconds=LEASE, now=later) == {first: 3}
+    past = start + timedelta(seconds=LEASE + 0.5)
+    async with db.transaction() as s:  # never taken, and not renewed: it ran out
+        assert await leases.take_given(s, second, "b", seconds=LEASE, now=past) is None
+    assert await _claim(db, second, "c", now=past) == 3
+    assert await _claim(db, first, "c", now=past) is None  # renewed by its taker
+
+
+async def test_a_lease_not_taken_is_taken_back_and_one_taken_is_not(db: Database) -> None:
+    first, second = await _tables(db, 2)
+    for table in (first, second):
+        assert await _claim(db, table, "a") == 1
+    async with db.transaction() as s:
+        assert await leases.give(s, "a", [first, second], "b", seconds=LEASE) == {
+            first: 2,
+            second: 2,
+        }
+        assert await leases.take_given(s, second, "b", seconds=LEASE) == 3
+    async with db.transaction() as s:
+        assert await leases.take_back(s, first, "a", ("b", 2), seconds=LEASE)
+        assert not await leases.take_back(s, second, "a", ("b", 2), seconds=LEASE)
+    async with db.transaction() as s:  # b comes late for the first: it is a's again
+        assert await leases.take_given(s, first, "b", seconds=LEASE) is None
+        assert await leases.take_given(s, first, "a", seconds=LEASE) == 4
+    await _check(db, "a", {first: 4})
+    await _check(db, "b", {second: 3})

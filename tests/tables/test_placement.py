@@ -1,7 +1,9 @@
 """Placement inside one process: a process runs at most `capacity` tables (it
 claims no more than it has room for, and refuses a new one when full), and a draining
-process lets its tables go between hands and refuses new ones. (With real processes:
-tests/process/test_failover.py.)"""
+process lets its tables go between hands and refuses new ones; a table moved to a named
+process is that process's alone until it takes it (no third process's claim slips in), and
+one it could not take runs on its old process at once. (With real processes:
+tests/process/test_failover.py, tests/process/test_rebalance.py.)"""
 
 from __future__ import annotations
 
@@ -74,3 +76,39 @@ async def test_a_draining_process_lets_idle_tables_go_and_refuses_new_ones(
         assert await manager.adopt() == []  # a stopping process claims nothing
     finally:
         await manager.stop()
+
+
+async def test_a_moved_table_is_the_targets_alone_and_one_it_cannot_take_comes_back(
+    sqlite_db: Database,
+) -> None:
+    giver, target, third = (_manager(sqlite_db, None) for _ in range(3))
+    full = _manager(sqlite_db, 0)
+    try:
+        moved = await giver.create(_settings("Moved"), host_user_id=None, password_hash=None)
+        back = await giver.create(_settings("Back"), host_user_id=None, password_hash=None)
+        seen: list[list[int]] = []
+
+        async def taken_by_target(table_ids: list[int]) -> None:
+            # the window a release left open: let go here, not yet taken there
+            seen.append(await third.adopt())
+            seen.append(await target.adopt(table_ids))
+
+        assert await giver.move(moved.id, 5, taken_by_target, to=target.store.owner)
+        assert seen == [[], [moved.id]]
+        assert moved.id not in giver.tables and target.get(moved.id) is not None
+
+        async def refused_by_a_full_target(table_ids: list[int]) -> None:
+            seen.append(await full.adopt(table_ids))
+            seen.append(await third.adopt())
+
+        assert await giver.move(back.id, 5, refused_by_a_full_target, to=full.store.owner)
+        assert seen[2:] == [[], []]
+        assert await giver.take_back(back.id) == [back.id]  # running here again at once
+        assert giver.get(back.id) is not None
+        async with sqlite_db.session() as s:
+            lease = await leases.lease_of(s, back.id)
+        assert lease is not None and lease.owner == giver.store.owner
+        assert await target.take_back(moved.id) == []  # nothing was given by it
+    finally:
+        for manager in (giver, target, third, full):
+            await manager.stop()
