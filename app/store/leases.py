@@ -6,8 +6,10 @@ thing only when it is free (no row, or released) or its lease expired, and moves
 on by one: the epoch is the fencing token. The owner `renew`s its leases in one statement
 about every second; a process that stops renewing loses them after the lease time, to
 whoever claims them next. An owner handing a thing to a named process `give`s it the lease
-(a new epoch, in one statement): between the giver letting go and the taker running it, no
-third process can claim it; a taker that never takes it lets it expire like a dead owner.
+(a new epoch, in one statement) and the taker takes it under one more: between the giver
+letting go and the taker running it, no third process can claim it; a taker that never
+takes it lets it expire like a dead owner, and one that declines lets the giver take it
+back (`take_back`).
 
 Every write a table (or a director) makes runs `check` first, in the write's own
 transaction: the lease row must still name this owner and the epoch it was claimed under,
@@ -195,15 +197,16 @@ async def take_back(
     model: type[Lease] = TableLease,
 ) -> bool:
     """`owner` gave this lease away (`given`: to whom, under which epoch) and the taker did
-    not take it: it is `owner`'s again, under a new epoch, to take (`take_given`). False
-    when the taker took it meanwhile (or it expired and was claimed)."""
+    not take it: it is given back to `owner`, to take (`take_given`, which moves the epoch
+    on). False when the taker took it meanwhile (the epoch moved: or it expired and was
+    claimed)."""
     to, epoch = given
     column = model.key()
     expires = (now or utcnow()) + timedelta(seconds=seconds)
     back = await session.scalar(
         update(model)
         .where(column == key, model.owner == to, model.epoch == epoch)
-        .values({model.owner: owner, model.epoch: model.epoch + 1, model.expires_at: expires})
+        .values({model.owner: owner, model.expires_at: expires})
         .returning(model.epoch)
         .execution_options(**_NO_SYNC)
     )
