@@ -249,6 +249,8 @@ class Played:
     tables: int  # tables made for it
     hands: list[Hand]
     dealt: list[tuple[str, int]]  # (hand id, user id): everyone dealt into each hand
+    # user -> (when the balancing draw that moved them was recorded, from table, to table)
+    moved: dict[int, list[tuple[float, int, int]]] = field(default_factory=dict)
 
 
 def _seconds(at: datetime | None) -> float | None:
@@ -261,7 +263,7 @@ async def read_played(url: str, tournament_id: int) -> Played:
     from app.store.db import Database
     from app.store.hand_models import HandPlayer, HandRecord, HandStatus
     from app.store.models import PokerTable
-    from app.store.tournament_models import Tournament, TournamentEntry
+    from app.store.tournament_models import Tournament, TournamentDraw, TournamentEntry
 
     db = Database(url)
     try:
@@ -295,21 +297,42 @@ async def read_played(url: str, tournament_id: int) -> Played:
                 .join(HandRecord, HandRecord.id == HandPlayer.hand_id)
                 .where(of_it)
             )
+            users = dict(
+                (await s.execute(
+                    select(TournamentEntry.id, TournamentEntry.user_id)
+                    .where(TournamentEntry.tournament_id == tournament_id)
+                )).all()
+            )  # fmt: skip
+            moved: dict[int, list[tuple[float, int, int]]] = {}
+            draws = await s.execute(
+                select(TournamentDraw.made_at, TournamentDraw.result).where(
+                    TournamentDraw.tournament_id == tournament_id,
+                    TournamentDraw.purpose.like("balance:%"),
+                )
+            )
+            for made_at, result in draws:
+                for entry, source, target, _seat in (result or {}).get("moves", []):
+                    user = int(users[int(entry)])
+                    moved.setdefault(user, []).append((made_at.timestamp(), source, target))
             return Played(
                 tournament_id, t.status, float(_seconds(filled) or 0.0),
                 _seconds(t.finished_at), int(tables or 0), hands,
-                [(h, int(u)) for h, u in dealt],
+                [(h, int(u)) for h, u in dealt], moved,
             )  # fmt: skip
     finally:
         await db.dispose()
 
 
-def move_gaps(played: Played) -> tuple[list[float], list[float]]:
+def move_gaps(
+    played: Played, split: tuple[list[float], list[float]] | None = None
+) -> tuple[list[float], list[float]]:
     """For each player, each pair of consecutive hands at different tables: the seconds from
     the end of the hand left to the start of the first hand at the new table; and the part
     of it after the hand the new table was playing then had ended too (the wait the server
     added: a player seated at a table in a hand waits for that hand, as at any card room).
-    Both sorted."""
+    Both sorted. `split` gets each move's two parts, where its balancing draw is found: the
+    hand's end to the draw recorded (the report, the director's queue and decision), and
+    the draw to the deal at the new table (stand up, sit down, deal)."""
     by_id = {h.id: h for h in played.hands if h.done}
     mine: dict[int, list[Hand]] = {}
     for hand_id, user in played.dealt:
@@ -322,11 +345,19 @@ def move_gaps(played: Played) -> tuple[list[float], list[float]]:
     for table_hands in ends.values():
         table_hands.sort()
     gaps, added = [], []
-    for hands in mine.values():
+    for user, hands in mine.items():
         hands.sort(key=lambda h: h.started)
         for before, after in pairwise(hands):
             if after.table_id != before.table_id and before.ended is not None:
                 gaps.append(after.started - before.ended)
+                decided = [
+                    at for at, source, target in played.moved.get(user, [])
+                    if (source, target) == (before.table_id, after.table_id)
+                    and before.ended <= at <= after.started
+                ]  # fmt: skip
+                if decided and split is not None:
+                    split[0].append(decided[0] - before.ended)
+                    split[1].append(after.started - decided[0])
                 there = ends.get(after.table_id, [])
                 # the new table's hand in play when the old one ended (a hand dealt there
                 # later without the player is wait added, not excused)
@@ -406,6 +437,11 @@ class Result:
     added_p50_ms: float  # the same, less the new table's hand in play when it was left
     added_p99_ms: float
     added_max_ms: float
+    to_draw_p50_ms: float  # a move: the hand's end to its balancing draw recorded
+    to_draw_p99_ms: float
+    to_deal_p50_ms: float  # the draw recorded to the deal at the new table
+    to_deal_p99_ms: float
+    split_samples: int
     level_p50_ms: float
     level_p99_ms: float
     level_max_ms: float
@@ -446,7 +482,9 @@ def summarise(
     director, tables = samples.over("A", since, until), samples.over("B", since, until)
     done = [h for h in played.hands if h.done]
     hands = max(1, len(done))
-    gaps, added = move_gaps(played)
+    split: tuple[list[float], list[float]] = ([], [])
+    gaps, added = move_gaps(played, split)
+    to_draw, to_deal = sorted(split[0]), sorted(split[1])
     delays, unheard = level_delays(played, heard.levels)
     lasted, between = table_gaps(played)
     by_pid = {pid: name for name, pid in pids.items()}
@@ -468,6 +506,9 @@ def summarise(
         move_max_ms=(gaps[-1] if gaps else float("nan")) * 1000,
         added_p50_ms=ms(added, 0.5), added_p99_ms=ms(added, 0.99),
         added_max_ms=(added[-1] if added else float("nan")) * 1000,
+        to_draw_p50_ms=ms(to_draw, 0.5), to_draw_p99_ms=ms(to_draw, 0.99),
+        to_deal_p50_ms=ms(to_deal, 0.5), to_deal_p99_ms=ms(to_deal, 0.99),
+        split_samples=len(to_draw),
         level_p50_ms=ms(delays, 0.5), level_p99_ms=ms(delays, 0.99),
         level_max_ms=(delays[-1] if delays else float("nan")) * 1000,
         level_min_ms=(delays[0] if delays else float("nan")) * 1000,
@@ -585,6 +626,12 @@ def report(args: argparse.Namespace, r: Result) -> str:
         f"| the same, p99 | {r.added_p99_ms:,.0f} ms | under 1 s:"
         f" {mark(r.added_p99_ms < TARGET_MOVE_P99 * 1000)} |",
         f"| the same, max | {r.added_max_ms:,.0f} ms | |",
+        "| a move's first part: the hand's end to the balancing draw recorded (the report, the"
+        f" director's queue and decision), p50 / p99 | {r.to_draw_p50_ms:,.0f} /"
+        f" {r.to_draw_p99_ms:,.0f} ms | |",
+        "| its second part: the draw recorded to dealt in at the new table (stand up, sit"
+        f" down, deal; {r.split_samples:,} moves with their draw), p50 / p99 |"
+        f" {r.to_deal_p50_ms:,.0f} / {r.to_deal_p99_ms:,.0f} ms | |",
         f"| level change to each table's first deal at it, p50 | {r.level_p50_ms:,.0f} ms | |",
         f"| the same, p99 | {r.level_p99_ms:,.0f} ms | |",
         f"| the same, max | {r.level_max_ms:,.0f} ms | |",
