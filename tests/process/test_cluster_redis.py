@@ -92,6 +92,7 @@ async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -
             live = stage.live
             # watchers on the table's own process: what they do reaches the table without
             # Redis, while the players' processes hear of it only through Redis
+            before = [len(p.frames) for p in stage.players]  # their own joins counted too
             cat, cat_token = await c.user(0, "cat")
             watcher = await Player.connect(c.ports[0], stage.table_id, cat_token, cat)
             dog, dog_token = await c.user(0, "dog")
@@ -99,8 +100,12 @@ async def test_redis_restarts_during_play(tmp_path: Path, pg_server: PgServer) -
             for w in (watcher, leaver):
                 await w.wait(lambda f: f.get("type") == "snapshot")
             clients = [*stage.players, watcher]
-            for p in clients:  # the count reaches the players elsewhere through Redis: wait
-                await p.wait(lambda f: f.get("type") == "observers" and f["count"] == 2)
+            for p, start in zip(clients, [*before, 0], strict=True):
+                # the count reaches the players elsewhere through Redis: wait for the one the
+                # two watchers make, not the 2 of ann's and bob's own joins before they sat
+                await p.wait(
+                    lambda f: f.get("type") == "observers" and f["count"] == 2, start=start
+                )
             marks = [len(p.frames) for p in clients]
             first.terminate()  # Redis goes away mid-hand ...
             first.wait()
