@@ -4,19 +4,20 @@ it thinks for its table's think time, then sends `act` (bring in, muck, show, ch
 call). A socket may land on any server process; the act reaches the table wherever it runs.
 
 Latency is measured in this one process, on its monotonic clock: from the instant an `act`
-is handed to the socket to the instant each socket at the table receives the first event
-after that turn (the event the act caused)."""
+is written to the socket to the instant the bytes of the first event after that turn (the
+event the act caused) are read from each socket at the table."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from benchmarks.wsclient import Socket
 
 EVENT = '{"v":'  # every numbered event starts so (app/wire/envelope.py); replies do not
 
@@ -45,58 +46,63 @@ def answer(legal: dict[str, Any]) -> str:
     return next((a for a in ("bring_in", "muck", "show", "check") if legal.get(a)), "call")
 
 
-async def _send(ws: Any, text: str) -> None:
-    with contextlib.suppress(Exception):  # a closing socket: the run is ending
-        await ws.send(text)
+class Reader:
+    """What the load runs for one socket's messages (`benchmarks/wsclient.py` calls
+    `on_text` as each arrives, `on_closed` when the socket is gone)."""
+
+    sock: Socket | None = None
+
+    def on_text(self, text: str, now: float) -> None:
+        raise NotImplementedError
+
+    def on_closed(self) -> None:
+        """The server closed or lost the socket."""
 
 
-async def play(ws: Any, table_id: int, seat: int, think: float, p: Play) -> None:
-    """Read every frame of one seat's socket and play that seat's turns."""
-    from websockets.exceptions import ConnectionClosed
+class Player(Reader):
+    """One seat's socket: reads every frame and plays that seat's turns."""
 
-    with contextlib.suppress(ConnectionClosed):
-        await _play(ws, table_id, seat, think, p)
-    if not p.closing:
-        p.dropped += 1
+    def __init__(self, table_id: int, seat: int, think: float, p: Play) -> None:
+        self.seat = seat
+        self.think = think
+        self.p = p
+        self.base = table_id << 32
+        self.after_turn = -1  # the turn whose act's event is the next event here
+        self.loop = asyncio.get_running_loop()
 
-
-async def _play(ws: Any, table_id: int, seat: int, think: float, p: Play) -> None:
-    loop = asyncio.get_running_loop()
-    monotonic = time.monotonic
-    base = table_id << 32
-    after_turn = -1  # the turn whose act's event is the next event here
-    sending: set[asyncio.Task[None]] = set()  # kept until sent (the loop holds tasks weakly)
-
-    def act(hand_id: str, turn_id: int, legal: dict[str, Any]) -> None:
+    def act(self, hand_id: str, turn_id: int, legal: dict[str, Any]) -> None:
         text = json.dumps(
             {"type": "act", "hand_id": hand_id, "turn_id": turn_id, "action": answer(legal)}
         )
-        p.sent[base | turn_id] = monotonic()
+        p = self.p
+        p.sent[self.base | turn_id] = time.monotonic()
         if p.measuring:
             p.acts += 1
-        task = loop.create_task(_send(ws, text))
-        sending.add(task)
-        task.add_done_callback(sending.discard)
+        if self.sock is not None:
+            self.sock.send(text)
 
-    async for text in ws:
-        now = monotonic()
+    def on_text(self, text: str, now: float) -> None:
+        p = self.p
         if text.startswith(EVENT):
-            if after_turn >= 0:
+            if self.after_turn >= 0:
                 if p.measuring:
-                    at = p.sent.get(base | after_turn)
+                    key = self.base | self.after_turn
+                    at = p.sent.get(key)
                     if at is not None:
-                        p.keys.append(base | after_turn)
+                        p.keys.append(key)
                         p.latencies.append(now - at)
-                after_turn = -1
+                self.after_turn = -1
             head = text[:48]
             if '"type":"turn"' in head:
                 turn = json.loads(text)
-                after_turn = turn["turn_id"]
+                self.after_turn = turn["turn_id"]
                 if p.measuring:
                     p.turns += 1
-                if turn["seat"] == seat:
-                    loop.call_later(think, act, turn["hand_id"], after_turn, turn["legal"])
-            elif p.measuring and '"type":"hand_ended"' in head and seat == 0:
+                if turn["seat"] == self.seat:
+                    self.loop.call_later(
+                        self.think, self.act, turn["hand_id"], self.after_turn, turn["legal"]
+                    )
+            elif p.measuring and '"type":"hand_ended"' in head and self.seat == 0:
                 p.hands += 1
             elif p.measuring and '"type":"timed_out"' in head:
                 p.timeouts += 1
@@ -105,9 +111,29 @@ async def _play(ws: Any, table_id: int, seat: int, think: float, p: Play) -> Non
                 p.errors[json.loads(text).get("code", "?")] += 1
         elif text.startswith('{"type":"snapshot"'):
             hand = json.loads(text).get("hand")
-            if hand and hand.get("legal") and hand.get("to_act") == seat:
+            if hand and hand.get("legal") and hand.get("to_act") == self.seat:
                 # connected in the middle of its own turn: answer it now
-                loop.call_later(think, act, hand["hand_id"], hand["turn_id"], hand["legal"])
+                self.loop.call_later(
+                    self.think, self.act, hand["hand_id"], hand["turn_id"], hand["legal"]
+                )
         if p.measuring:
             p.frames += 1
             p.chars += len(text)
+
+    def on_closed(self) -> None:
+        if not self.p.closing:
+            self.p.dropped += 1
+
+
+class BareReader(Reader):
+    """A socket of the bare broadcast server: each message carries its send instant."""
+
+    def __init__(self, p: Play) -> None:
+        self.p = p
+
+    def on_text(self, text: str, now: float) -> None:
+        p = self.p
+        if p.measuring:
+            p.frames += 1
+            p.chars += len(text)
+            p.latencies.append(now - float(text[5 : text.index(",")]))

@@ -8,7 +8,9 @@ size to as many sockets.
 This process is the load: it prepares a fresh database (tables with six seated players, a
 session for each), starts the server (per-message compression off, as `python -m app` runs
 it), opens one WebSocket per seat (each follows its seat's private channel, as a player's
-browser would), reads every frame and plays its seat's turns from the client side
+browser would; `benchmarks/wsclient.py`, a client light enough that one process can read
+every socket without its own delay swamping the server's), reads every frame and plays its
+seat's turns from the client side
 (`benchmarks/players.py`: a think time, then `act`). Then it does the same against the bare
 server, at the stud run's measured message rate, size and burst.
 
@@ -72,7 +74,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import cluster, processes_report, stall_report  # noqa: E402
+from benchmarks import cluster, processes_report, stall_report, wsclient  # noqa: E402
 from benchmarks.machine import DOC, write_section  # noqa: E402
 from benchmarks.meters import (  # noqa: E402
     PgMeter,
@@ -84,7 +86,7 @@ from benchmarks.meters import (  # noqa: E402
     memory_mb,
     runqueue_seconds,
 )
-from benchmarks.players import Play, play  # noqa: E402
+from benchmarks.players import BareReader, Play, Player, Reader  # noqa: E402
 from benchmarks.report import (  # noqa: E402
     SEATS,
     Result,
@@ -93,6 +95,7 @@ from benchmarks.report import (  # noqa: E402
     play_notes,
     wrap,
 )
+from benchmarks.wsclient import Socket  # noqa: E402
 
 SECTION = "## Server"
 CHIPS = 10_000_000  # players never go broke during a run
@@ -458,47 +461,37 @@ async def prepare(database_url: str, tables: int, think_ms: int, pause_ms: int) 
 
 
 async def connect_all(
-    urls: list[str], reader: Any, parallel: int = 25, tokens: list[str] | None = None
-) -> list[Any]:
+    urls: list[str], readers: list[Reader], parallel: int = 25, tokens: list[str] | None = None
+) -> list[Socket]:
     """Open every socket (a few at a time, as players arrive), each with its session token
-    in the `Authorization` header when given (never in the URL); those that still fail
-    after retries are left out (the report says how many connected)."""
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import InvalidMessage, InvalidStatus
-
-    sockets: list[Any] = []
+    in the `Authorization` header when given (never in the URL), its messages going to its
+    reader; those that still fail after retries are left out (the report says how many
+    connected)."""
+    sockets: list[Socket] = []
     gate = asyncio.Semaphore(parallel)
 
     async def one(i: int, url: str) -> None:
         headers = {"Authorization": f"Bearer {tokens[i]}"} if tokens else None
+        reader = readers[i]
         async with gate:
             for attempt in range(5):
                 try:
-                    ws = await connect(
-                        url,
-                        compression=None,
-                        max_size=2**20,
-                        open_timeout=60,
-                        additional_headers=headers,
-                    )
+                    sock = await wsclient.connect(url, reader.on_text, headers, timeout=60)
                     break
-                except (OSError, TimeoutError, InvalidStatus, InvalidMessage):
+                except (OSError, TimeoutError, wsclient.HandshakeError):
                     await asyncio.sleep(0.5 * (attempt + 1))
             else:
                 return
-        sockets.append(ws)
-        asyncio.get_running_loop().create_task(reader(ws, i))
+        reader.sock = sock
+        sock.closed.add_done_callback(lambda _: reader.on_closed())
+        sockets.append(sock)
 
     await asyncio.gather(*(one(i, u) for i, u in enumerate(urls)))
     return sockets
 
 
-async def close_all(sockets: list[Any]) -> None:
-    async def one(ws: Any) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(ws.close(), 2)
-
-    await asyncio.gather(*(one(ws) for ws in sockets))
+async def close_all(sockets: list[Socket]) -> None:
+    await asyncio.gather(*(sock.close() for sock in sockets))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -661,11 +654,8 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
             for s, port in zip(seats, chosen, strict=True)
         ]
         t = time.monotonic()
-        sockets = await connect_all(
-            urls,
-            lambda ws, i: play(ws, seats[i].table_id, seats[i].seat, seats[i].think, p),
-            tokens=[s.token for s in seats],
-        )
+        players: list[Reader] = [Player(s.table_id, s.seat, s.think, p) for s in seats]
+        sockets = await connect_all(urls, players, tokens=[s.token for s in seats])
         print(f"{sv.name}: {len(sockets)} of {len(urls)} sockets in {time.monotonic() - t:.1f} s")
         await asyncio.sleep(args.warmup)
 
@@ -767,16 +757,6 @@ async def gc_in_window(
     return total, longest, spans
 
 
-async def read_bare(ws: Any, c: Play) -> None:
-    monotonic = time.monotonic
-    async for text in ws:
-        now = monotonic()
-        if c.measuring:
-            c.frames += 1
-            c.chars += len(text)
-            c.latencies.append(now - float(text[5 : text.index(",")]))
-
-
 async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
     groups = args.tables
     burst = max(1, round(stud.burst))
@@ -794,7 +774,7 @@ async def run_bare(args: argparse.Namespace, stud: Result) -> Result:
         await wait_listening(port, proc)
         c = Play()
         urls = [f"ws://127.0.0.1:{port}/ws/{n // SEATS}" for n in range(groups * SEATS)]
-        sockets = await connect_all(urls, lambda ws, _i: read_bare(ws, c))
+        sockets = await connect_all(urls, [BareReader(c) for _ in urls])
         await asyncio.sleep(args.warmup)
 
         def start() -> None:
