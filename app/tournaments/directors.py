@@ -124,6 +124,9 @@ class Directors:
             return False
         async with self._placing:
             if tournament_id in self.epochs:
+                if within is not None:
+                    async with self.db.transaction() as s:
+                        await within(s)
                 return True
             began = time.monotonic()
             async with self.db.transaction() as s:

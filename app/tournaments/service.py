@@ -8,7 +8,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -29,7 +29,16 @@ from app.tournaments.books import seat_name
 from app.tournaments.spec import TournamentSpec, edited_levels
 
 Tell = Callable[[int, str, dict[str, Any]], Awaitable[Any]]  # a command for the director
-Start = Callable[[int], Awaitable[bool]]
+Within = Callable[[AsyncSession], Awaitable[object]]
+
+
+class Start(Protocol):
+    """`Directors.start_now`: run the tournament's director here if its lease is free,
+    writing `within` in the claim's own transaction."""
+
+    def __call__(self, tournament_id: int, within: Within | None = None) -> Awaitable[bool]: ...
+
+
 BOT_HASH = "!bot"  # bots never log in
 
 
@@ -147,18 +156,25 @@ async def register(
     if count >= int(t.max_players):
         raise TableError("tournament_full", "every seat of this tournament is taken")
     kind = "reentry" if busted else "entry"
+
+    async def enter(s: AsyncSession) -> None:
+        await store.enter(
+            s, tournament_id, user_id, key=f"t{tournament_id}:u{user_id}:{request_id}",
+            kind=kind, chips=int(t.starting_chips), price=int(t.buy_in), fee=int(t.fee),
+            status=status, seed=seed,
+        )  # fmt: skip
+
+    filled = t.start_mode == "full" and count + 1 >= int(t.max_players)
     try:
-        async with db.transaction() as s:
-            await store.enter(
-                s, tournament_id, user_id, key=f"t{tournament_id}:u{user_id}:{request_id}",
-                kind=kind, chips=int(t.starting_chips), price=int(t.buy_in), fee=int(t.fee),
-                status=status, seed=seed,
-            )  # fmt: skip
+        # the last seat taken: the sit & go starts here, the entry written in the director's
+        # own claim, so no other process's heartbeat takes the tournament in between
+        if not (t.status == "registering" and filled and start is not None) or not (
+            await start(tournament_id, within=enter)
+        ):
+            async with db.transaction() as s:
+                await enter(s)
     except StoreError as exc:
         raise refusal(exc) from None
-    filled = t.start_mode == "full" and count + 1 >= int(t.max_players)
-    if t.status == "registering" and filled and start is not None:
-        await start(tournament_id)  # the last seat taken: the sit & go starts
     if tell is not None and (t.status == "running" or await _running(db, tournament_id)):
         await tell(tournament_id, "entries", {})  # a late entry (or one made as it started)
     return {"registered": True, "entry": kind}

@@ -12,7 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
+from app.store.types import utcnow
 from app.tournaments.books import Books
+from app.tournaments.directors import _DUE as DUE
 from tests.tournaments.harness import (
     Person,
     Server,
@@ -201,4 +203,33 @@ async def test_r35_leaving_and_entering_while_the_start_draws_seats(
     places = sorted(int(e.place) for e in await server.entries(tid) if e.place is not None)
     players = [e for e in await server.entries(tid) if e.status != "unregistered"]
     assert places == list(range(1, len(players) + 1))
+    await server.ledger_ok()
+
+
+async def test_r35_the_last_seat_is_written_in_the_directors_claim(server: Server) -> None:
+    """The registration that fills a sit & go starts it on the process that took it: the
+    entry is written in the same transaction as that process's claim of the director's
+    lease. Another process's heartbeat, looking for tournaments due at the moment the claim
+    begins, finds none (the sit & go is not yet full in the database), so the director is
+    not taken from under the registration (as it was when the entry was written first)."""
+    host = await server.person("host")
+    tid = await server.create(host, seats_per_table=2, structure=LEVELS, max_players=2)
+    ann, bea = await server.person("ann"), await server.person("bea")
+    assert (await server.register(ann, tid)).status_code == 200
+    directors = server.services.directors
+    assert directors is not None
+    claim = directors.start_now
+    due_then: list[list[int]] = []
+
+    async def start_now(tournament_id: int, within: Any = None) -> bool:
+        async with server.db.session() as s:  # another process's heartbeat, just now
+            due_then.append(list(await s.scalars(DUE, {"now": utcnow()})))
+        return await claim(tournament_id, within) if within else await claim(tournament_id)
+
+    directors.start_now = start_now  # type: ignore[method-assign]
+    assert (await server.register(bea, tid)).status_code == 200
+    assert due_then == [[]]
+    assert tid in directors.epochs
+    await server.begun(tid)
+    assert {e.user_id for e in await server.entries(tid)} == {ann.id, bea.id}
     await server.ledger_ok()
