@@ -286,15 +286,17 @@ class Sng:
         }
 
     async def chips_in_play(self) -> tuple[int, int]:
-        """The entries' chips and the chips the tournament issued."""
+        """The entries' chips and the chips the tournament issued, in one statement: one
+        snapshot (two statements would each see their own, a rebuy committed between them)."""
+        chips = (
+            select(func.coalesce(func.sum(TournamentEntry.chips), 0))
+            .where(TournamentEntry.tournament_id == self.id)
+            .scalar_subquery()
+        )
+        issued = select(Tournament.issued).where(Tournament.id == self.id).scalar_subquery()
         async with self.db.session() as s:
-            chips = await s.scalar(
-                select(func.coalesce(func.sum(TournamentEntry.chips), 0)).where(
-                    TournamentEntry.tournament_id == self.id
-                )
-            )
-            issued = await s.scalar(select(Tournament.issued).where(Tournament.id == self.id))
-        return int(chips or 0), int(issued or 0)
+            row = (await s.execute(select(chips, issued))).one()
+        return int(row[0] or 0), int(row[1] or 0)
 
     async def double_seats(self) -> list[tuple[int, int]]:
         """Users with more than one seat at this tournament's tables (user, seats)."""
