@@ -198,12 +198,14 @@ def test_two_browsers_play_stud_stud8_and_razz(
 
         link = create_private_table(ann)
         join_by_invite(bob, link)
-        ann.sit(0, screenshot="buy-in")
-        bob.sit(4)
-        game = Game([ann, bob])
+        # the watcher arrives before the first hand: the hand deals once bob sits, and its
+        # 10 s clock does not wait for a slow machine's sign-up
         carl = Player(f"carl{tag}", watch.new_page(), shots_dir)
         carl.register(server_url)
         join_by_invite(carl, link)
+        ann.sit(0, screenshot="buy-in")
+        bob.sit(4)
+        game = Game([ann, bob])
         expect(carl.page.locator(".action-bar")).to_contain_text("You are watching")
         expect(ann.page.locator(".chip-tag.observers")).to_have_text("1 watching")
         # the host gets the invite link again from the server (no browser storage)
