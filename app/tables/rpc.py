@@ -36,6 +36,7 @@ from app.jsontext import from_json, to_json
 from app.store.directory import Load, Room, Whereabouts
 from app.tables import messages as m
 from app.tables.errors import TableError
+from app.tables.hurry import HURRY
 from app.tables.table import Table
 from app.wire import process as process_wire
 
@@ -387,6 +388,9 @@ async def _direct(table: Table, args: dict[str, Any]) -> Any:
         orders = process_wire.DirectorOrders.model_validate(args)
     except ValidationError:
         raise TableError("invalid_message", "not a director's orders") from None
+    if orders.seat or orders.unseat:  # a move: ahead of the bots' acts (`hurry`)
+        with HURRY.first():
+            return await table.request(orders)
     return await table.request(orders)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 from collections import deque
@@ -64,6 +65,7 @@ from app.tables.effects import (
     WriteLater,
 )
 from app.tables.errors import MOVED, TableError
+from app.tables.hurry import HURRY
 from app.tables.lifecycle import Hold, Lifecycle
 from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY
@@ -247,6 +249,9 @@ class Table:
             msg, future = await self.mailbox.get()
             if self.outgoing:  # what waits (held, or its publishing failed) goes first
                 await self._flush()
+            if type(msg) is m.BotAct and HURRY.urgent and future is None:
+                HURRY.later(functools.partial(self.post, msg))  # a move's orders first
+                continue
             try:
                 result = await self._handle(msg) if self._gate(msg) else None
             except TableError as exc:
