@@ -33,7 +33,7 @@ from app.wire.events import (
     engine_body,
 )
 
-HISTORY = 512  # events kept for reconnecting clients (~3 hands; ~0.15 MB a table)
+HISTORY = 512  # at most, events kept for reconnecting clients (the ring keeps two hands)
 
 
 def engine_events(table: TableState, events: Sequence[Event]) -> list[Said]:

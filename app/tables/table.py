@@ -157,6 +157,7 @@ class Table:
         self.published = 0  # the last version surely published: all a watcher may be told
         self.epoch = secrets.token_hex(4)
         self.ring: deque[Kept] = deque(maxlen=HISTORY)
+        self.last_deal = 0  # the version of the last hand's `hand_started`
         # (type, wire object, its user) to number
         self.said: list[tuple[str, dict[str, Any], int | None]] = []
         self.outgoing: list[tuple[str, str]] = []
@@ -334,6 +335,14 @@ class Table:
         else:
             self.said.append((event["type"], event, user))
 
+    def _keep_from(self, dealt: int) -> None:
+        """A hand is dealt at version `dealt`: the ring keeps the hand before it and this one
+        (a client away for less than a hand is told what it missed, one away longer gets the
+        snapshot, whose hand log is this hand's), not `HISTORY` events of hands long over."""
+        while self.ring and self.ring[0][0] < self.last_deal:
+            self.ring.popleft()
+        self.last_deal = dealt
+
     def _number(self) -> None:
         """Number what was said, keep it in the ring, and queue it for the fan-out: a public
         event on the table's channel, a private one on its user's, with the bare number on
@@ -345,6 +354,8 @@ class Table:
             self.version += 1
             v = self.version
             text = encode(v, body)
+            if kind == "hand_started" and user is None:
+                self._keep_from(v)
             self.ring.append((v, kind, text, user))
             if user is None:
                 self.outgoing.append((self.channel, text))

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from app.engine import seeded
+from app.fanout import channels
 from app.store import hands
 from app.store.db import Database
 from app.tables import messages as m
@@ -17,9 +18,19 @@ from tests.store.hands_play import play_hands, seated_table
 async def test_deal_revealed_verifies_and_hides_folded_and_mucked_cards(db: Database) -> None:
     manager, table, clock, _ = await seated_table(db, 3, "stud")
     try:
+        # every public event, as a watcher hears it (the ring keeps only the last two hands)
+        sub = await manager.fanout.subscribe(channels.table(table.id), queue_size=100_000)
         await play_hands(table, clock, 6, fold_seat=1)  # some fold, some muck
         await table.request(m.Sync())
-        public = [json.loads(text) for _, _, text, user in table.ring if user is None]
+        public: list[dict[str, Any]] = []
+        async for _, text in sub:
+            assert isinstance(text, str)  # no gap: the queue holds every event
+            body = json.loads(text)
+            if len(body) > 1:  # not a seat-private event's bare number
+                public.append(body)
+            if body["v"] >= table.version:
+                break
+        await sub.close()
     finally:
         await manager.stop()
     committed = {e["hand_id"]: e for e in public if e["type"] == "deal_committed"}
