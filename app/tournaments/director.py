@@ -93,6 +93,9 @@ class Director:
         # the entries still in (`Entry.alive`), in `entries`' order: asked several times a
         # hand, it is kept as they bust, win or come in (`enter`, `out`), not scanned for
         self.live: dict[int, Entry] = {}
+        self.live_by_user: dict[int, Entry] = {}  # the same by player (one entry in at a time)
+        self._entrants = 0  # entries not unregistered (a status no entry takes after `enter`)
+        self._prizes: tuple[tuple[str, int, int], list[int]] | None = None  # (its inputs, it)
         self.slots: dict[int, Slot] = {}
         self.clock_: LevelClock = LevelClock()
         self.pending: list[Bust] = []  # busts not placed yet
@@ -230,25 +233,42 @@ class Director:
     def alive(self) -> list[Entry]:
         return list(self.live.values())
 
+    def forget_entries(self) -> None:
+        """Known again from the books (`begin`)."""
+        self.entries, self.live, self.live_by_user, self._entrants = {}, {}, {}, 0
+
     def enter(self, entry: Entry) -> None:
         """An entry known from now on (the start, a late entry or re-entry)."""
+        before = self.entries.get(entry.id)
+        if before is not None:
+            self.out(before, before.status)
+            self._entrants -= before.status != "unregistered"
         self.entries[entry.id] = entry
+        self._entrants += entry.status != "unregistered"
         if entry.alive:
             self.live[entry.id] = entry
+            self.live_by_user[entry.user_id] = entry
 
     def out(self, entry: Entry, status: str) -> None:
         """An entry no longer in: busted, or the winner."""
         entry.status = status
         self.live.pop(entry.id, None)
+        if self.live_by_user.get(entry.user_id) is entry:
+            del self.live_by_user[entry.user_id]
 
     def level(self) -> Level:
         return self.structure.playing_level(min(self.clock_.level, len(self.structure.levels) - 1))
 
     def entrants(self) -> int:
-        return sum(1 for e in self.entries.values() if e.status != "unregistered")
+        return self._entrants
 
     def prizes(self) -> list[int]:
-        return payouts.prizes(self.t.payouts, self.pool, max(1, self.entrants()))
+        """The prizes by place (asked several times a hand: worked out again only when the
+        pool or the entrants change)."""
+        key = (str(self.t.payouts), self.pool, max(1, self._entrants))
+        if self._prizes is None or self._prizes[0] != key:
+            self._prizes = (key, payouts.prizes(self.t.payouts, self.pool, key[2]))
+        return list(self._prizes[1])
 
     def late_open(self) -> bool:
         return self.status == "running" and self.clock_.level < int(self.t.late_levels or 0)
@@ -350,7 +370,7 @@ class Director:
         starts = {int(u): int(v) for u, v in (body.get("start") or {}).items()}
         hand: int | None = body.get("hand")
         fresh = hand is not None and hand != slot.reported
-        by_user = {e.user_id: e for e in self.alive()}
+        by_user = self.live_by_user
         if fresh:
             group = f"r{body['round']}" if body.get("round") is not None else f"h{hand}"
             for user in set(starts) - set(chips):
@@ -491,11 +511,11 @@ class Director:
     # -- balance (R33) ----------------------------------------------------------------------
 
     def views(self) -> list[balancing.TableView]:
-        by_user = {e.user_id: e.id for e in self.alive()}
+        by_user = self.live_by_user
         return [
             balancing.TableView(
                 s.table_id, s.max_seats,
-                {seat: by_user[u] for seat, u in s.seats.items() if u in by_user},
+                {seat: by_user[u].id for seat, u in s.seats.items() if u in by_user},
                 tuple(s.opened), s.in_hand,
             )
             for s in sorted(self.slots.values(), key=lambda s: s.table_id)
@@ -504,13 +524,12 @@ class Director:
     def _settled(self) -> bool:
         """Whether the balancing plan would do nothing (`balancing.settled`, from the counts:
         the usual case after a hand, without building the plan's inputs)."""
-        alive = self.alive()
-        users = {e.user_id for e in alive}
+        users = self.live_by_user
         return balancing.settled(
             {t: sum(1 for u in s.seats.values() if u in users) for t, s in self.slots.items()},
             {t: s.max_seats for t, s in self.slots.items()},
             final_table_seats=self.t.seats_per_table
-            if len(alive) <= self.t.seats_per_table else None,
+            if len(self.live) <= self.t.seats_per_table else None,
             break_order=self.break_order,
         )  # fmt: skip
 
@@ -869,7 +888,7 @@ def d_unseat(d: Director, slot: Slot) -> list[p.UnseatOrder]:
 
 
 async def begin(d: Director, args: dict[str, Any]) -> None:
-    d.entries, d.live = {}, {}
+    d.forget_entries()
     fresh = d.t.status == "registering"
     for e in await (d.books.close_registration() if fresh else d.books.entries()):
         d.enter(e)

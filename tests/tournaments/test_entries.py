@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from app.engine.tournament import payouts
 from app.tables import Table
 from tests.tournaments.harness import (
     Deal,
@@ -98,6 +99,8 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     assert cy.id not in table.state.by_user  # his chips are Ann's now
     assert won > stack + CHIPS  # her hand's winnings and, behind them, the rebuy's chips
     await books.check()
+    prizes = payouts.prizes(director.t.payouts, director.pool, 4)
+    assert director.entrants() == 4 and director.prizes() == prizes
 
     server.puppets.update({bea.id: play_call_down, cy.id: play_call_down})
     r = await server.register(cy, tid, request_id="again")
@@ -112,6 +115,10 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     live = [e.id for e in director.alive()]
     assert live == [e.id for e in director.entries.values() if e.alive]
     assert mine[0].id not in live and mine[1].id in live
+    assert director.live_by_user == {e.user_id: e for e in director.entries.values() if e.alive}
+    # the prizes (kept, not worked out each time they are asked) follow the pool and entrants
+    assert director.entrants() == 5 and director.pool == await server.pool(tid)
+    assert director.prizes() == payouts.prizes(director.t.payouts, director.pool, 5) != prizes
     await books.check()
 
     await server.run_until(tid, lambda: director.clock_.level == 1 and table.state.hand is None)
