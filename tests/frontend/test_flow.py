@@ -297,7 +297,7 @@ def test_your_turn_changes_the_tab_title_and_icon_and_the_sound_switch_is_rememb
             mine = turn["seat"] == me.seat
             me.page.wait_for_function(
                 "([seat, id]) => { const h = window.studDebug.state.hand;"
-                " return h.turn_id === id && h.to_act === seat; }",
+                " return !!h && h.turn_id === id && h.to_act === seat; }",  # (no hand yet)
                 arg=[turn["seat"], turn["turn_id"]],
             )
             signs = me.page.evaluate(TURN_SIGNS_JS)
