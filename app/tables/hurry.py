@@ -22,6 +22,7 @@ class Hurry:
     def __init__(self) -> None:
         self.urgent = 0
         self._later: list[Callable[[], None]] = []
+        self._hold: asyncio.TimerHandle | None = None  # what waits runs then at the latest
 
     @contextlib.contextmanager
     def first(self) -> Iterator[None]:
@@ -32,22 +33,21 @@ class Hurry:
         finally:
             self.urgent -= 1
             if self.urgent == 0:
-                later, self._later = self._later, []
-                for run in later:
-                    run()
+                self._release()
 
     def later(self, run: Callable[[], None]) -> None:
-        """`run()` once no urgent work is in hand, or after `HOLD_SECONDS`; once."""
-        done = False
+        """`run()` once no urgent work is in hand, or within `HOLD_SECONDS`."""
+        if not self._later:
+            self._hold = asyncio.get_running_loop().call_later(HOLD_SECONDS, self._release)
+        self._later.append(run)
 
-        def once() -> None:
-            nonlocal done
-            if not done:
-                done = True
-                run()
-
-        self._later.append(once)
-        asyncio.get_running_loop().call_later(HOLD_SECONDS, once)
+    def _release(self) -> None:
+        later, self._later = self._later, []
+        if self._hold is not None:
+            self._hold.cancel()
+            self._hold = None
+        for run in later:
+            run()
 
 
 HURRY = Hurry()  # one per process: its tables and the orders they take share its loop

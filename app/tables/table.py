@@ -250,7 +250,7 @@ class Table:
             msg, future = await self.mailbox.get()
             if self.outgoing:  # what waits (held, or its publishing failed) goes first
                 await self._flush()
-            if type(msg) is m.BotAct and HURRY.urgent and future is None:
+            if HURRY.urgent and type(msg) is m.BotAct:
                 HURRY.later(functools.partial(self.post, msg))  # a move's orders first
                 continue
             try:

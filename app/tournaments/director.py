@@ -238,11 +238,7 @@ class Director:
         self.entries, self.live, self.live_by_user, self._entrants = {}, {}, {}, 0
 
     def enter(self, entry: Entry) -> None:
-        """An entry known from now on (the start, a late entry or re-entry)."""
-        before = self.entries.get(entry.id)
-        if before is not None:
-            self.out(before, before.status)
-            self._entrants -= before.status != "unregistered"
+        """A new entry known from now on (the start, a late entry or re-entry)."""
         self.entries[entry.id] = entry
         self._entrants += entry.status != "unregistered"
         if entry.alive:
@@ -265,7 +261,7 @@ class Director:
     def prizes(self) -> list[int]:
         """The prizes by place (asked several times a hand: worked out again only when the
         pool or the entrants change)."""
-        key = (str(self.t.payouts), self.pool, max(1, self._entrants))
+        key = (self.t.payouts, self.pool, max(1, self._entrants))
         if self._prizes is None or self._prizes[0] != key:
             self._prizes = (key, payouts.prizes(self.t.payouts, self.pool, key[2]))
         return list(self._prizes[1])
