@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from app.engine.tournament import payouts
-from app.tables import Table
+from app.store.models import User
+from app.tables import Table, TableError
+from app.tournaments import service
 from tests.tournaments.harness import (
     Deal,
     Person,
@@ -132,3 +136,26 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     late = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb2"})
     assert late.status_code == 400 and late.json()["detail"]["code"] == "rebuys_over"
     await books.check()
+
+
+async def test_a_bot_whose_random_name_is_taken_draws_another(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bot accounts are named at random ("b.Ada.3f9c1e"); two bots of a 1,000-entrant
+    tournament drew the same name once, and the registering stopped. A taken name is drawn
+    again (the other bot's account untouched); one that is never free is refused."""
+    host = await server.person("host")
+    tid = await server.create(host, seats_per_table=8, max_players=8)
+    names = iter(["b.Ada.000001", "b.Ada.000001", "b.Ada.000001", "b.Ada.000002"])
+    monkeypatch.setattr(service, "bot_account", lambda first: next(names))
+    bots = await server.bots(tid, 2)
+    assert len(bots) == 2 and len(await server.entries(tid)) == 2
+    async with server.db.session() as s:
+        got = [await s.get(User, b) for b in bots]
+    assert sorted(u.name for u in got if u is not None) == ["b.Ada.000001", "b.Ada.000002"]
+
+    monkeypatch.setattr(service, "bot_account", lambda first: "b.Ada.000001")
+    with pytest.raises(TableError) as refused:
+        await server.bots(tid, 1)
+    assert refused.value.code == "bot_failed" and len(await server.entries(tid)) == 2
+    await server.ledger_ok()
