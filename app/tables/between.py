@@ -61,7 +61,7 @@ async def _directed(table: TableState, io: Io) -> Effects:
     out += await directed.apply_behind(table, io)
     out += directed.hand_over(table, io)
     table.life.move(Lifecycle.OPEN)
-    return out + directed.dealt_on(table, io)
+    return out
 
 
 async def free_sat_out(table: TableState, players: Sequence[SeatInfo], io: Io) -> Effects:

@@ -129,10 +129,6 @@ async def orders(table: TableState, msg: process.DirectorOrders, io: Io) -> Outc
     if ended is not None:  # the hand the director believes on has ended: deal at once
         msg = msg.model_copy(update={"deal": True, "round": None})
     if msg.hold:
-        d.deal_on = False
-    elif msg.seat:  # the latest seat order says whether a hand on here deals on at its end
-        d.deal_on = msg.deal_if_ended and ended is None and table.hand is not None
-    if msg.hold:
         out += _take_back(table)
     else:
         out += _deal_or_wait(table, msg, io)
@@ -162,26 +158,6 @@ def _deal_or_wait(table: TableState, msg: process.DirectorOrders, io: Io) -> Eff
         pause = table.settings.hand_pause_ms / 1000
         return [DealNext(max(0.0, pause - (io.now() - d.ended_at)))]
     return []
-
-
-def dealt_on(table: TableState, io: Io) -> Effects:
-    """The hand just over, with a seat order's `deal_if_ended` taken while it was played
-    (`deal_on`): if it busted no one (`_ended_clean`) the table deals on at once, and its
-    report, saying so, goes to the director unwritten (no bust a crash could undo is placed
-    on it; `_hand_written` sends no other); else it reports and waits, as every table does.
-    The director took back the word with a `hold` if, meanwhile, the table may no longer deal
-    (hand for hand, a freeze, a break, this table to be broken)."""
-    d = table.directed
-    assert d is not None
-    if not d.deal_on:
-        return []
-    d.deal_on = False
-    ended = _ended_clean(table)
-    if ended is None:
-        return []
-    d.go, d.reported, d.round = True, None, None
-    body = {**ended, "dealt_on": True}
-    return [Told(d.channel, json.dumps(body, separators=(",", ":"))), DealNext()]
 
 
 def _ended_clean(table: TableState) -> dict[str, Any] | None:

@@ -156,8 +156,6 @@ class Directed:
     tournament_id: int
     epoch: int = 0  # the newest director epoch whose orders it took
     go: bool = False  # it may deal its next hand (one hand a go)
-    # a seat order came in a hand with `deal_if_ended`: deal on at once if it ends clean
-    deal_on: bool = False
     round: int | None = None  # the hand-for-hand round of the next hand
     level: int = 0
     ended_at: float = 0.0  # when the last hand ended (the pause before the next runs from it)

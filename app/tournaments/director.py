@@ -339,11 +339,6 @@ class Director:
         if slot is None:
             return None
         hand = body.get("hand")
-        slot.deal_on = False  # a hand ended there: the word to deal on is spent
-        if body.get("dealt_on"):
-            return await self._dealt_on(slot, body)
-        if hand is not None and hand == slot.dealt_on and slot.in_hand:
-            slot.in_hand = False  # it said it dealt on, then a `hold` took that back
         if hand is not None and hand == slot.reported and slot.in_hand:
             # a report again that crossed the orders to deal: its seats are from before
             # them (a player moved away would sit at two tables), and it says nothing new
@@ -359,19 +354,6 @@ class Director:
             return None  # else said before it took its go (a new table's first word): it deals
         self._took(slot, body)
         if self.t.rebuy:  # a rebuy waiting behind the hand was posted with it: the pool grew
-            self.pool = await self.books.pool()
-        return "decide"
-
-    async def _dealt_on(self, slot: Slot, body: dict[str, Any]) -> str | None:
-        """A table seated into its hand with `deal_if_ended` ended that hand with no bust and
-        dealt on at once (its report says so): taken as an answer's `ended` is, and the table
-        is in its next hand. A decision follows (the level by hands, the balance), as after
-        any hand."""
-        self._took(slot, body)
-        slot.in_hand, slot.round, slot.dealt_on = True, None, body.get("hand")
-        if self.status != "running":
-            return None  # it closes when it reports that next hand
-        if self.t.rebuy:  # a rebuy waiting behind the hand was posted with it
             self.pool = await self.books.pool()
         return "decide"
 
@@ -668,8 +650,6 @@ class Director:
         if answer.get("ended") is not None:  # its hand had ended: its report, and it deals
             self._took(target, answer["ended"])
             target.in_hand, target.round = True, None
-        # the latest seat order says whether its hand on deals on at its end, if clean
-        target.deal_on = at_once and answer.get("ended") is None and bool(answer.get("in_hand"))
         return True
 
     def _deals_on(self, target: Slot, arriving: int) -> bool:
@@ -720,19 +700,6 @@ class Director:
         # nor for this decision's, and the next reports are taken in meanwhile
         for each in go:
             self._answer(*each, stakes)
-        self._take_back_deal_on()
-
-    def _take_back_deal_on(self) -> None:
-        """A table told to deal on at the end of its hand (a move seated players there) that
-        this decision would no longer let deal (hand for hand began, a break, the table is to
-        be broken) is told not to: a `hold`, as a freeze takes back a go. If its hand ended
-        first, it dealt on: it says so in its report, and the hand plays as one let deal
-        before the decision."""
-        for slot in self.slots.values():
-            if slot.deal_on and slot.in_hand and not self._deals_on(slot, 0):
-                slot.deal_on = False
-                orders = p.DirectorOrders(tournament_id=self.id, epoch=self.books.epoch, hold=True)
-                self._send_later(slot, orders, settles=False)
 
     def _hand_for_hand(self) -> None:
         """R32: while the next bust is on a big pay jump (the bubble, or a jump in the money:
@@ -1075,7 +1042,6 @@ async def _hold(d: Director) -> None:
     for slot in list(d.slots.values()):
         if not slot.in_hand:
             continue
-        slot.deal_on = False  # taken back too
         answer = await d._send(slot, p.DirectorOrders(
             tournament_id=d.id, epoch=d.books.epoch, hold=True,
         ))  # fmt: skip

@@ -49,10 +49,6 @@ class Slot:
     reported: int | None = None  # the hand number of its last report
     round: int | None = None  # the hand-for-hand round it was last let deal
     told: bool = False  # told to wait since its last report (said once)
-    # seated into its hand with `deal_if_ended` (it deals on if that hand ends clean), until
-    # it reports; `dealt_on`: the hand after which it last said it dealt on so
-    deal_on: bool = False
-    dealt_on: int | None = None
 
 
 @dataclass(slots=True)
