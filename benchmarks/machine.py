@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import platform
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,6 +29,20 @@ def machine() -> str:
         f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         f" ({platform.python_implementation()}), {platform.system()}"
     )
+
+
+def reference_ms(additions: int = 5_000_000, tries: int = 3) -> float:
+    """How fast the machine runs pure Python just now: the best of `tries` loops of
+    `additions` integer additions, in ms. Machines of one name differ two- or threefold from
+    day to day (a shared host); this number beside a run says which day it was."""
+    best = float("inf")
+    for _ in range(tries):
+        began = time.perf_counter()
+        total = 0
+        for i in range(additions):
+            total += i
+        best = min(best, time.perf_counter() - began)
+    return best * 1000
 
 
 def load_average() -> str:
