@@ -18,12 +18,13 @@ from app.engine.tournament.structure import Structure
 from app.store import accounts, leases
 from app.store import tournaments as store
 from app.store.db import Database
-from app.store.errors import NameTaken, StoreError
+from app.store.errors import StoreError
 from app.store.lease_models import TournamentLease
 from app.store.passwords import Passwords
 from app.store.tournament_models import Tournament
 from app.store.types import utcnow
-from app.tables.bot_names import BOT_NAMES, bot_account
+from app.tables.bot_names import BOT_NAMES
+from app.tables.bot_users import register_bot
 from app.tables.errors import TableError
 from app.tournaments.books import seat_name
 from app.tournaments.spec import TournamentSpec, edited_levels
@@ -39,7 +40,6 @@ class Start(Protocol):
     def __call__(self, tournament_id: int, within: Within | None = None) -> Awaitable[bool]: ...
 
 
-BOT_HASH = "!bot"  # bots never log in
 
 
 def refusal(exc: StoreError) -> TableError:
@@ -79,9 +79,6 @@ async def create(
     return {"id": tid, "invite": invite}
 
 
-BOT_NAME_TRIES = 5
-
-
 async def add_bots(db: Database, tournament_id: int, count: int) -> int:
     """Bots registered like players, one transaction each (`enter_bot`)."""
     async with db.session() as s:
@@ -95,20 +92,7 @@ async def add_bots(db: Database, tournament_id: int, count: int) -> int:
 async def enter_bot(s: AsyncSession, t: Tournament, i: int) -> None:
     """The `i`th bot, in the caller's transaction: granted exactly its buy-in and fee by the
     bank first, so the prize pool holds what the ledger says."""
-    for _ in range(BOT_NAME_TRIES):  # a random name may be one another bot drew already
-        try:
-            user = await accounts.register(
-                s,
-                name=bot_account(BOT_NAMES[i % len(BOT_NAMES)]),
-                email=f"bot{secrets.token_hex(4)}@bots.example.com",
-                password_hash=BOT_HASH,
-                starting_balance=int(t.buy_in) + int(t.fee),
-            )
-            break
-        except NameTaken:
-            continue
-    else:
-        raise TableError("bot_failed", "could not find a free name for a bot")
+    user = await register_bot(s, BOT_NAMES[i % len(BOT_NAMES)], int(t.buy_in) + int(t.fee))
     await store.enter(
         s, t.id, user.id, key=f"bot:{t.id}:{user.id}", kind="entry",
         chips=int(t.starting_chips), price=int(t.buy_in), fee=int(t.fee), bot=True,

@@ -9,8 +9,7 @@ import pytest
 
 from app.engine.tournament import payouts
 from app.store.models import User
-from app.tables import Table, TableError
-from app.tournaments import service
+from app.tables import Table, TableError, bot_users
 from tests.tournaments.harness import (
     Deal,
     Person,
@@ -147,14 +146,14 @@ async def test_a_bot_whose_random_name_is_taken_draws_another(
     host = await server.person("host")
     tid = await server.create(host, seats_per_table=8, max_players=8)
     names = iter(["b.Ada.000001", "b.Ada.000001", "b.Ada.000001", "b.Ada.000002"])
-    monkeypatch.setattr(service, "bot_account", lambda first: next(names))
+    monkeypatch.setattr(bot_users, "bot_account", lambda first: next(names))
     bots = await server.bots(tid, 2)
     assert len(bots) == 2 and len(await server.entries(tid)) == 2
     async with server.db.session() as s:
         got = [await s.get(User, b) for b in bots]
     assert sorted(u.name for u in got if u is not None) == ["b.Ada.000001", "b.Ada.000002"]
 
-    monkeypatch.setattr(service, "bot_account", lambda first: "b.Ada.000001")
+    monkeypatch.setattr(bot_users, "bot_account", lambda first: "b.Ada.000001")
     with pytest.raises(TableError) as refused:
         await server.bots(tid, 1)
     assert refused.value.code == "bot_failed" and len(await server.entries(tid)) == 2
