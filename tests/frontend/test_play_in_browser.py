@@ -60,6 +60,9 @@ def create_private_table(host: Player) -> str:
     dlg.get_by_label("Table name").fill("Friday Stud")
     dlg.get_by_label("Game").select_option("stud")
     dlg.get_by_label("Pause between hands (seconds)").fill("1.5")
+    # the clock is not what this test plays: a reload or a dropped socket on a slow machine
+    # must not outlast a turn and fold a player out of the hand the test is playing
+    dlg.get_by_label("Action timer (seconds)").fill("60")
     dlg.get_by_label("Private table (invite link only)").check()
     dlg.get_by_label("Password (optional, private tables)").fill(TABLE_PASSWORD)
     host.shot("create-table")

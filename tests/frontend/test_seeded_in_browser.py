@@ -43,7 +43,9 @@ def test_players_seeds_shuffle_the_deal_and_every_browser_checks_it(
     try:
         for p in (ann, bob, carl):
             register(p, server_url)
-        table_id = create_table(ann.page, name=f"Seeded {tag}")["table"]["id"]
+        # a long clock: bob's reload on a slow machine must not time him out of the hand
+        made = create_table(ann.page, name=f"Seeded {tag}", action_timer_ms=60_000)
+        table_id = made["table"]["id"]
         for p in (ann, bob, carl):
             open_table(p, server_url, table_id)
         sit(ann, 0)
