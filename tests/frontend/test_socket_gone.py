@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.players import Player
-from tests.frontend.table_kit import create_table, open_table, register, sit
+from tests.frontend.table_kit import create_table, open_table, register
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -37,12 +37,17 @@ HOLD_SOCKETS_JS = """(() => {
     const self = {
       onopen: null, onmessage: null, onclose: null, onerror: null,
       get readyState() { return real ? real.readyState : Real.CONNECTING; },
-      send(data) { if (!real) throw new DOMException("still connecting", "InvalidStateError"); real.send(data); },
+      send(data) {
+        if (!real) throw new DOMException("still connecting", "InvalidStateError");
+        real.send(data);
+      },
       close(code, reason) { if (real) real.close(code, reason); },
     };
     held.push(() => {
       real = new Real(url, protocols);
-      for (const name of ["onopen", "onmessage", "onclose", "onerror"]) real[name] = (ev) => self[name] && self[name](ev);
+      for (const name of ["onopen", "onmessage", "onclose", "onerror"]) {
+        real[name] = (ev) => self[name] && self[name](ev);
+      }
     });
     return self;
   }
