@@ -460,6 +460,14 @@ class Result:
     loadavg: str  # 1, 5, 15 min at the end
     cores: int = field(default_factory=lambda: os.cpu_count() or 1)
     reference_ms: float = 0.0  # `machine.reference_ms`, once the run is over
+    bot_delay_ms: int = 0  # the pace asked for (simulate's flags): 0 and 0 is flat out
+    hand_pause_ms: int = 0
+
+
+def pace(r: Result) -> str:
+    think = f"bots think {r.bot_delay_ms} ms" if r.bot_delay_ms else "bots act at once"
+    pause = f"{r.hand_pause_ms} ms between hands" if r.hand_pause_ms else "no pause between hands"
+    return f"{think}, {pause}"
 
 
 def ms(values: list[float], q: float) -> float:
@@ -523,6 +531,7 @@ def summarise(
         waiting_b=samples.over("B waiting", since, until) / span,
         others=max(0.0, samples.over("machine", since, until) - director - tables) / span,
         loadavg=load_average(), reference_ms=reference_ms(),
+        bot_delay_ms=args.bot_delay_ms, hand_pause_ms=args.hand_pause_ms,
     )  # fmt: skip
 
 
@@ -531,6 +540,7 @@ def simulate_argv(args: argparse.Namespace, out: Path) -> list[str]:
         "tournaments", "simulate", "--players", str(args.players), "--variant", "stud",
         "--seed", args.seed, "--speed", "hyper", "--json", str(out),
         "--timeout", str(args.timeout),
+        "--bot-delay-ms", str(args.bot_delay_ms), "--hand-pause-ms", str(args.hand_pause_ms),
     ]  # fmt: skip
 
 
@@ -595,8 +605,8 @@ def report(args: argparse.Namespace, r: Result) -> str:
         f" its speed after the run: 5 million additions in pure Python took"
         f" {r.reference_ms:,.0f} ms (best of 3), which the figures below scale with",
         f"- Run: a sit & go of {r.players:,} bots (Stud, `--speed hyper`, levels of"
-        f" {per_level} hands summed over the tables, 8 seats a table, seed {r.seed!r}; bots act"
-        " at once, no pause between hands) on two processes sharing one fresh PostgreSQL"
+        f" {per_level} hands summed over the tables, 8 seats a table, seed {r.seed!r}; {pace(r)})"
+        " on two processes sharing one fresh PostgreSQL"
         " database and Redis (a private namespace): A, `python -m app tournaments simulate"
         f" --players {r.players} --variant stud --speed hyper` with `TABLE_CAPACITY=0`, makes"
         " the tournament, registers the bots and directs it; B, `python -m app serve`, runs"
@@ -685,6 +695,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )  # fmt: skip
     parser.add_argument(
         "--keep-database", action="store_true", help="do not drop the run's database"
+    )
+    parser.add_argument(
+        "--bot-delay-ms", type=int, default=0, help="simulate's bots' think time (default 0)"
+    )
+    parser.add_argument(
+        "--hand-pause-ms", type=int, default=0, help="simulate's pause between hands (default 0)"
     )
     return parser.parse_args(argv)
 

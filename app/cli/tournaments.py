@@ -51,6 +51,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sim.add_argument("--seats", type=int, default=8, help="seats per table (2-8)")
     sim.add_argument("--hands-per-level", type=int, default=None, help="default: by the field")
     sim.add_argument("--payouts", default="top15")
+    sim.add_argument(
+        "--bot-delay-ms", type=int, default=0, help="each bot's think time (default 0: at once)"
+    )
+    sim.add_argument(
+        "--hand-pause-ms", type=int, default=0, help="the pause between hands (default 0)"
+    )
     sim.add_argument("--json", dest="json_file", help="also write the result as JSON here")
     sim.add_argument("--timeout", type=float, default=1800.0, help="seconds before giving up")
 
@@ -64,6 +70,13 @@ def run(args: argparse.Namespace) -> int:
     if not 2 <= args.seats <= 8:
         print("tournaments simulate: --seats must be 2 to 8", file=sys.stderr)
         return EXIT_UNUSABLE
+    for flag, value in (
+        ("--bot-delay-ms", args.bot_delay_ms),
+        ("--hand-pause-ms", args.hand_pause_ms),
+    ):
+        if not 0 <= value <= 60_000:
+            print(f"tournaments simulate: {flag} must be 0 to 60000", file=sys.stderr)
+            return EXIT_UNUSABLE
     try:
         spec_for(args)  # the host form's own checks, before anything starts
     except ValidationError as exc:
@@ -85,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
 def spec_for(args: argparse.Namespace) -> TournamentSpec:
     """A sit & go of `--players` seats, levels by hands (a level for about three hands at
-    every table), its pace the bots' own: no pause between hands, no think time (below the
-    hosts' floors, which only a director's own tables may go)."""
+    every table), its pace the bots' own: by default no pause between hands and no think
+    time (below the hosts' floors, which only a director's own tables may go)."""
     tables = math.ceil(args.players / args.seats)
     per_level = args.hands_per_level or max(4, 3 * tables)
     spec = TournamentSpec(
@@ -100,7 +113,8 @@ def spec_for(args: argparse.Namespace) -> TournamentSpec:
         payouts=args.payouts,
         max_players=args.players,
     )
-    return spec.model_copy(update={"hand_pause_ms": 0, "bot_delay_ms": 0})
+    pace = {"hand_pause_ms": args.hand_pause_ms, "bot_delay_ms": args.bot_delay_ms}
+    return spec.model_copy(update=pace)
 
 
 async def simulate(args: argparse.Namespace) -> dict[str, Any]:

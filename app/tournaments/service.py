@@ -40,8 +40,6 @@ class Start(Protocol):
     def __call__(self, tournament_id: int, within: Within | None = None) -> Awaitable[bool]: ...
 
 
-
-
 def refusal(exc: StoreError) -> TableError:
     return TableError(exc.code, exc.message)
 

@@ -18,14 +18,16 @@ PLAYERS = 5
 PLACE = re.compile(r"^\s*(\d+)\. (\S+)\s+(\d+\.\d\d)$")
 
 
-async def simulate(data_dir: Path, variant: str, seed: str) -> tuple[int, str, dict[str, Any]]:
+async def simulate(
+    data_dir: Path, variant: str, seed: str, *pace: str
+) -> tuple[int, str, dict[str, Any]]:
     """Exit code, standard output and the JSON file of one run in its own data directory."""
     data_dir.mkdir()
     out_file = data_dir / "result.json"
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "app", "tournaments", "simulate", "--players", str(PLAYERS),
         "--variant", variant, "--seed", seed, "--speed", "hyper", "--seats", "3",
-        "--json", str(out_file),
+        "--json", str(out_file), *pace,
         cwd=ROOT, env=server_env(data_dir), stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
@@ -75,7 +77,7 @@ async def test_simulate_rotation_and_razz_to_a_winner_and_a_seed_repeats_what_it
     runs = await asyncio.gather(
         simulate(tmp_path / "rotation", "rotation", "7"),
         simulate(tmp_path / "again", "rotation", "7"),
-        simulate(tmp_path / "razz", "razz", "7"),
+        simulate(tmp_path / "razz", "razz", "7", "--bot-delay-ms", "3", "--hand-pause-ms", "5"),
     )
     for _, out, result in runs:
         check_run(out, result)
@@ -83,6 +85,17 @@ async def test_simulate_rotation_and_razz_to_a_winner_and_a_seed_repeats_what_it
     assert [p["prize"] for p in first["places"]] == [p["prize"] for p in again["places"]]
     assert (first["entrants"], first["prize_pool"]) == (again["entrants"], again["prize_pool"])
 
+    # the pace asked for is the tournament's own (its tables take it from there)
+    with sqlite3.connect(tmp_path / "razz" / "stud.sqlite3") as db:
+        paced = db.execute(
+            "SELECT bot_delay_ms, hand_pause_ms FROM tournaments WHERE id = ?",
+            (razz["tournament_id"],),
+        ).fetchone()
+        pauses = db.execute(
+            "SELECT DISTINCT hand_pause_ms FROM poker_tables WHERE tournament_id = ?",
+            (razz["tournament_id"],),
+        ).fetchall()
+    assert paced == (3, 5) and pauses == [(5,)]
     played = variants_played(tmp_path / "razz", razz["tournament_id"])
     assert played and {variant for _, variant in played} == {"razz"}
     assert razz["hands"] == len(played)
@@ -103,6 +116,8 @@ def test_simulate_refuses_a_field_it_cannot_make_with_exit_2(tmp_path: Path) -> 
         (["--seats", "0"], "--seats must be 2 to 8"),
         (["--payouts", "nonsense"], "payouts"),
         (["--players", "1000000"], "tournaments simulate: "),
+        (["--bot-delay-ms", "-1"], "--bot-delay-ms must be 0 to 60000"),
+        (["--hand-pause-ms", "60001"], "--hand-pause-ms must be 0 to 60000"),
     ):
         done = subprocess.run(
             [sys.executable, "-m", "app", "tournaments", "simulate", "--players", "10", *flags],
