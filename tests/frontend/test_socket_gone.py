@@ -10,7 +10,7 @@ import secrets
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, expect
 
 from tests.frontend.players import Player
 from tests.frontend.table_kit import create_table, open_table, register
@@ -23,6 +23,16 @@ COUNT_SOCKETS_JS = """() => {
   window.WebSocket = function (...args) { window.__sockets += 1; return new Real(...args); };
   window.WebSocket.prototype = Real.prototype;
 }"""
+
+
+def at_my_own_table(me: Player, server_url: str, name: str) -> Locator:
+    """Sign up, make a private table and open it: the page's element that carries its
+    socket's state (`data-connection`)."""
+    register(me, server_url)
+    table = create_table(me.page, name=name, max_seats=4, private=True)
+    open_table(me, server_url, table["table"]["id"])
+    return me.page.locator(".table-page, [data-connection]").first
+
 
 # Holds every table socket made while `window.__hold` is set in the connecting state: a stand-in
 # with what the page uses of a WebSocket, whose real socket is only made by `__release()`.
@@ -63,10 +73,7 @@ def test_a_seat_taken_while_the_socket_is_still_connecting_is_sent_when_it_opens
     context.add_init_script(HOLD_SOCKETS_JS)
     me = Player(f"early{secrets.token_hex(3)}", context.new_page(), shots_dir)
     try:
-        register(me, server_url)
-        table = create_table(me.page, name="Early", max_seats=4, private=True)
-        open_table(me, server_url, table["table"]["id"])
-        connection = me.page.locator(".table-page, [data-connection]").first
+        connection = at_my_own_table(me, server_url, "Early")
         expect(connection).to_have_attribute("data-connection", "connecting")
         me.page.locator('.seat[data-seat="2"] button.sit-here').click()
         dialog = me.page.locator("#buy-in-dialog")
@@ -92,10 +99,7 @@ def test_a_socket_whose_session_is_gone_stops_retrying_and_says_so(
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     me = Player(f"gone{secrets.token_hex(3)}", context.new_page(), shots_dir)
     try:
-        register(me, server_url)
-        table = create_table(me.page, name="Gone", max_seats=4, private=True)
-        open_table(me, server_url, table["table"]["id"])
-        page = me.page.locator(".table-page, [data-connection]").first
+        page = at_my_own_table(me, server_url, "Gone")
         expect(page).to_have_attribute("data-connection", "open")
         me.page.evaluate(COUNT_SOCKETS_JS)
         context.clear_cookies()  # the session is gone: every handshake from now is refused
