@@ -25,6 +25,10 @@ COUNT_SOCKETS_JS = """() => {
 }"""
 
 
+PING_UNTIL_REFUSED_JS = """() => window.studDebug.socket.request({type: "ping"}, 300).then(
+  () => null, (err) => ({code: err.code, message: err.message}))"""
+
+
 def at_my_own_table(me: Player, server_url: str, name: str) -> Locator:
     """Sign up, make a private table and open it: the page's element that carries its
     socket's state (`data-connection`)."""
@@ -83,6 +87,10 @@ def test_a_seat_taken_while_the_socket_is_still_connecting_is_sent_when_it_opens
         expect(dialog.locator("button[type=submit]")).to_be_disabled()
         assert me.page.evaluate("() => window.studDebug.socket.unsent.size") == 1
         expect(me.page.locator("#toasts .toast-error")).to_have_count(0)
+        # a command whose time runs out before the socket opens is refused, and not kept
+        refused = me.page.evaluate(PING_UNTIL_REFUSED_JS)
+        assert refused == {"code": "offline", "message": "Not connected: reconnecting…"}
+        assert me.page.evaluate("() => window.studDebug.socket.unsent.size") == 1
         me.page.evaluate("() => window.__release()")
         expect(connection).to_have_attribute("data-connection", "open")
         expect(dialog).to_be_hidden()
