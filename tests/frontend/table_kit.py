@@ -54,6 +54,10 @@ def create_table(page: Page, **settings: Any) -> dict[str, Any]:
 def open_table(player: Player, base_url: str, table_id: int) -> None:
     player.page.goto(f"{base_url}/table/{table_id}")
     expect(player.page.locator(".table-title")).to_be_visible()
+    # the table is drawn before its socket opens, and a command given before that is refused
+    expect(player.page.locator("[data-connection]").first).to_have_attribute(
+        "data-connection", "open"
+    )
 
 
 def sit(player: Player, seat: int, amount: str = "40") -> None:

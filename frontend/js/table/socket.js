@@ -17,8 +17,7 @@ export class TableSocket {
     this.onFrame = onFrame;
     this.onStatus = onStatus;
     this.ws = null;
-    this.pending = new Map(); // sent, waiting for their answer
-    this.unsent = new Map(); // asked for while the socket was not open: sent when it opens
+    this.pending = new Map();
     this.refs = 0;
     this.attempt = 0;
     this.stopped = false;
@@ -45,7 +44,6 @@ export class TableSocket {
       this.attempt = 0;
       this.onStatus("open");
       this.startPings();
-      this.sendUnsent();
     };
     ws.onmessage = (msg) => this.receive(msg.data);
     ws.onclose = (ev) => {
@@ -55,7 +53,6 @@ export class TableSocket {
       this.failPending(t("error.dropped"));
       if (this.stopped) return;
       if (NO_RETRY.has(ev.code)) {
-        this.failUnsent();
         this.onStatus("gone", ev.reason || t("error.closed"));
         return;
       }
@@ -73,7 +70,6 @@ export class TableSocket {
     } catch (err) {
       if (this.stopped) return;
       if (err.status === 401 || err.status === 404) {
-        this.failUnsent();
         this.onStatus("gone", err.message);
         return;
       }
@@ -112,44 +108,23 @@ export class TableSocket {
     this.onFrame(frame);
   }
 
-  /** Send a command; resolves with the server's `result` or rejects with its error. A command
-   * asked for while the socket is still connecting (a click as the page opens, or during a
-   * reconnect) is sent once it opens, if that is within the timeout. */
+  /** Send a command; resolves with the server's `result` or rejects with its error. */
   request(msg, timeoutMs = 10000) {
     return new Promise((resolve, reject) => {
-      if (this.stopped) {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
         reject(Object.assign(new Error(t("error.reconnecting")), { code: "offline" }));
         return;
       }
       const ref = `c${++this.refs}`;
       const timer = setTimeout(() => {
         if (this.pending.delete(ref)) reject(Object.assign(new Error(t("error.no_answer")), { code: "timeout" }));
-        else if (this.unsent.delete(ref)) reject(Object.assign(new Error(t("error.reconnecting")), { code: "offline" }));
       }, timeoutMs);
-      const waiter = {
-        frame: JSON.stringify({ ...msg, ref }),
+      this.pending.set(ref, {
         resolve: (x) => (clearTimeout(timer), resolve(x)),
         reject: (e) => (clearTimeout(timer), reject(e)),
-      };
-      if (this.ws && this.ws.readyState === WebSocket.OPEN) this.send(ref, waiter);
-      else this.unsent.set(ref, waiter);
+      });
+      this.ws.send(JSON.stringify({ ...msg, ref }));
     });
-  }
-
-  send(ref, waiter) {
-    this.pending.set(ref, waiter);
-    this.ws.send(waiter.frame);
-  }
-
-  sendUnsent() {
-    const waiting = [...this.unsent];
-    this.unsent.clear();
-    for (const [ref, waiter] of waiting) this.send(ref, waiter);
-  }
-
-  failUnsent() {
-    for (const waiter of this.unsent.values()) waiter.reject(Object.assign(new Error(t("error.reconnecting")), { code: "offline" }));
-    this.unsent.clear();
   }
 
   /** Ask for what was missed after a gap in the numbering. */
@@ -192,7 +167,6 @@ export class TableSocket {
 
   close() {
     this.stopped = true;
-    this.failUnsent();
     clearTimeout(this.timer);
     this.stopPings();
     if (this.ws) this.ws.close(1000, "bye");
