@@ -76,16 +76,18 @@ class Player:
         expect(mine).to_have_attribute("data-seat", str(seat))
         self.seat = seat
 
-    def act(self, turn_id: int, action: str, *, key: str | None = None) -> None:
+    def act(
+        self, turn_id: int, action: str, *, key: str | None = None, timeout_ms: int = WAIT_MS
+    ) -> None:
         """Press the offered button for `action` in turn `turn_id` (or its keyboard key)."""
         bar = self.page.locator(f'.action-bar[data-turn="{turn_id}"]')
         button = bar.locator(f'button.act[data-action="{action}"]').first
-        expect(button).to_be_enabled()
+        expect(button).to_be_enabled(timeout=timeout_ms)
         if key:
             expect(button).to_have_attribute("aria-keyshortcuts", key.upper())
             self.page.locator("body").press(key)
         else:
-            button.click()
+            button.click(timeout=timeout_ms)
 
 
 def calldown(legal: Legal) -> str:

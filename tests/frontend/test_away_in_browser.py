@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.frontend.players import Player, calldown
 from tests.frontend.table_kit import create_table, my_turn, open_table, register, seat_bots, sit
 
 pytestmark = pytest.mark.xdist_group("browser")
+CLOCK_MS = 2000
 
 IN_HAND_JS = """(seat) => {
   const h = window.studDebug?.state?.hand;
@@ -24,6 +26,16 @@ NEXT_HAND_JS = """(old) => {
   const h = window.studDebug?.state?.hand;
   return h && h.hand_id !== old && !h.over ? Object.keys(h.players).map(Number) : null;
 }"""
+
+
+def act_in_time(player: Player, turn_id: int, action: str) -> None:
+    """Act, unless the short clock played this turn first (a slow machine): the test is about
+    the absent player, so a turn of the host's that timed out is passed over, not failed."""
+    try:
+        player.act(turn_id, action, timeout_ms=2 * CLOCK_MS)
+    except (AssertionError, PlaywrightTimeout):
+        if player.state("s.hand?.turn_id") == turn_id and not player.state("!!s.hand?.over"):
+            raise  # the turn is still there: the button really failed
 
 
 def test_r40_a_browser_closed_mid_hand_shows_away_to_the_other_and_is_not_dealt_in(
@@ -38,7 +50,7 @@ def test_r40_a_browser_closed_mid_hand_shows_away_to_the_other_and_is_not_dealt_
         register(host, server_url)
         # a short clock so the hand the absent player is in ends soon (the real server's clock)
         table = create_table(
-            host.page, name="Away", max_seats=4, action_timer_ms=1000, timeout_action="fold"
+            host.page, name="Away", max_seats=4, action_timer_ms=CLOCK_MS, timeout_action="fold"
         )
         table_id = table["table"]["id"]
         open_table(host, server_url, table_id)
@@ -58,7 +70,7 @@ def test_r40_a_browser_closed_mid_hand_shows_away_to_the_other_and_is_not_dealt_
             turn = my_turn(host, last)
             if turn.get("over") or turn["hand_id"] != hand_id:
                 break
-            host.act(turn["turn_id"], calldown(turn["legal"]))
+            act_in_time(host, turn["turn_id"], calldown(turn["legal"]))
             last = turn["turn_id"]
         dealt = host.page.wait_for_function(NEXT_HAND_JS, arg=hand_id).json_value()
         assert 1 not in dealt and 0 in dealt, dealt
