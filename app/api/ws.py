@@ -20,8 +20,9 @@ import asyncio
 import contextlib
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
@@ -30,8 +31,9 @@ from starlette.websockets import WebSocketState
 from app import metrics
 from app.api.lobby import Player, TableServices, authenticate, get_services
 from app.api.security import from_this_site
-from app.api.wsout import Out
+from app.api.wsout import Out, frame
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
+from app.fanout.base import Item
 from app.jsontext import from_json, to_json
 from app.tables import TableError
 from app.tables import messages as m
@@ -118,6 +120,59 @@ class SlowClients:
 SLOW = SlowClients()
 
 
+class Corked:
+    """The sockets given events at delivery in this loop pass (`Connection._take_now`):
+    each gets them in one write when the pass ends, one callback for all of them."""
+
+    __slots__ = ("_dirty", "_loop")
+    _of: ClassVar[weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Corked]] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._dirty: list[Connection] = []
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> Corked:
+        corked = cls._of.get(loop)
+        if corked is None:
+            corked = cls._of[loop] = cls(loop)
+        return corked
+
+    def add(self, conn: Connection) -> None:
+        if not self._dirty:
+            self._loop.call_soon(self._flush)
+        self._dirty.append(conn)
+
+    def _flush(self) -> None:
+        dirty, self._dirty = self._dirty, []
+        for conn in dirty:
+            try:
+                conn.write_pending()
+            except Exception:  # one socket's failure is its own; the others are written
+                log.exception("table %s: writing to a socket failed", conn.table.id)
+
+
+_QUICK_CACHE = 4096
+_quick_cache: dict[str, tuple[int, bytes] | None] = {}
+
+
+def _quick(text: str) -> tuple[int, bytes] | None:
+    """An event's number and frame, once a text (every socket at the table holds the same
+    one), or None for what only the pump handles: an owner notice, a move."""
+    try:
+        return _quick_cache[text]
+    except KeyError:
+        pass
+    if len(_quick_cache) >= _QUICK_CACHE:
+        _quick_cache.clear()
+    v = version_of(text)
+    quick = None if v == NOTICE_V or '"moved"' in text else (v, frame(text))
+    _quick_cache[text] = quick
+    return quick
+
+
 class Connection:
     """One client's socket at one table, wherever the table runs (`RoutedTable`)."""
 
@@ -136,10 +191,60 @@ class Connection:
         self.sender: asyncio.Task[Any] | None = None
         self.since = 0.0
         self.too_slow = False  # `SlowClients` cancelled a send of ours: a `TimeoutError`
-        self._clock = asyncio.get_running_loop().time
+        loop = asyncio.get_running_loop()
+        self._clock = loop.time
+        # While the pump waits with nothing queued, an event is framed at delivery and
+        # written at the end of the loop pass with the rest of that pass's (`Corked`): the
+        # pump is not woken once per socket per action. Only the pump handles anything else.
+        self.idle = False
+        self._pending: list[bytes] = []
+        self._pending_chars = 0
+        self._corked = Corked.of(loop)
+        self._writable: asyncio.Event = asyncio.Event()
+        if self.out.proto is not None and self.out.can_write():  # plain: no compression
+            self._writable = self.out.proto.writable  # uvicorn's: cleared while the client lags
+            sub.direct = self._take_now
+
+    def _take_now(self, item: Item) -> bool:
+        """`Subscription.direct`: an event for a socket whose pump is idle and that can be
+        written to now is framed here and written once this loop pass ends; False (queue it
+        for the pump) for a gap, an owner notice, a move, or a socket that cannot take it now."""
+        if not self.idle or self.lock.locked():
+            return False
+        text = item[1]
+        if text is GAP:
+            return False
+        quick = _quick(text)
+        if quick is None:
+            return False
+        v, data = quick
+        if v <= self.last_sent:
+            return True  # already sent
+        if not self._writable.is_set():
+            return False  # the client is not reading: the pump waits for it, as uvicorn does
+        self.last_sent = v
+        if not self._pending:
+            self._corked.add(self)
+        self._pending.append(data)
+        self._pending_chars += len(text)
+        return True
+
+    def write_pending(self) -> None:
+        """Write what `_take_now` took (before anything sent after it)."""
+        pending = self._pending
+        if not pending:
+            return
+        self._pending = []
+        chars, self._pending_chars = self._pending_chars, 0
+        if self.out.can_write():
+            self.out.write(pending)
+            metrics.frames_sent(len(pending), chars)
+        # else the socket is closing (a close sent or received, or its transport lost): what
+        # it had not been sent goes with it, as with anything still in its queue
 
     async def send(self, text: str) -> None:
         async with self.lock:
+            self.write_pending()
             self.since, self.sender = self._clock(), asyncio.current_task()
             try:
                 await self.out.send((text,))
@@ -171,6 +276,7 @@ class Connection:
         if left is not None and answer["epoch"] == left:
             raise TableError("table_moving", "the table's old server answered: try again")
         async with self.lock, asyncio.timeout(SEND_TIMEOUT):
+            self.write_pending()
             texts: list[str] = list(answer["events"])
             if answer["snapshot"] is not None:
                 texts.insert(0, to_json(answer["snapshot"]))
@@ -222,7 +328,12 @@ class Connection:
                 # a bare future, and not even the empty list: with thousands of sockets
                 # waiting, what each wait keeps alive is what young collections walk
                 del items
-                await sub.ready()
+                self.idle = True
+                try:
+                    await sub.ready()
+                finally:
+                    self.idle = False
+                self.write_pending()  # taken at delivery: it goes before what was queued
                 continue
             gap = moved = False
             follow: int | None = None

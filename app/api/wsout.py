@@ -126,8 +126,9 @@ class Out:
         self.ws = ws
         self.proto = protocol_of(ws)
 
-    def _direct(self) -> bool:
-        """Whether a write now is exactly what the library's send would write."""
+    def can_write(self) -> bool:
+        """Whether `write` may be used now: a write is exactly what the library's send would
+        write (the socket plainly open)."""
         proto = self.proto
         if proto is None or self.ws.application_state is not WebSocketState.CONNECTED:
             return False
@@ -150,12 +151,14 @@ class Out:
         if proto is not None:
             if not proto.writable.is_set():  # the client is not reading: wait, as uvicorn does
                 await proto.writable.wait()
-            if self._direct():
-                if len(texts) == 1:
-                    proto.transport.write(frame(texts[0]))
-                else:
-                    proto.transport.write(b"".join([frame(t) for t in texts]))
+            if self.can_write():
+                self.write([frame(t) for t in texts])
                 return
         send = self.ws.send_text
         for text in texts:
             await send(text)
+
+    def write(self, frames: list[bytes]) -> None:
+        """Write built frames in one write (only when `can_write`)."""
+        proto: Any = self.proto
+        proto.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))

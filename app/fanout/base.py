@@ -7,7 +7,7 @@ import asyncio
 import enum
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Coroutine, Generator, Iterable
+from collections.abc import Callable, Coroutine, Generator, Iterable
 from types import TracebackType
 from typing import Any, Final, Literal, Protocol, Self, TypeAlias
 
@@ -87,7 +87,7 @@ class Subscription:
     nothing more from that channel is yielded, even if it was already queued.
     """
 
-    __slots__ = ("_channels", "_closed", "_fanout", "_overflowed", "_queue", "_ready")
+    __slots__ = ("_channels", "_closed", "_fanout", "_overflowed", "_queue", "_ready", "direct")
 
     def __init__(self, fanout: BaseFanout, queue_size: int) -> None:
         if queue_size < 1:
@@ -98,6 +98,10 @@ class Subscription:
         self._ready: asyncio.Future[None] | None = None
         self._closed = False
         self._overflowed = False
+        # The reader's own way to take an item at delivery, while nothing is queued: True if
+        # it took it (a socket writing it straight out), False to queue it as usual. It
+        # spares a reader that would only pass each item on a wake-up per item.
+        self.direct: Callable[[Item], bool] | None = None
 
     @property
     def channels(self) -> frozenset[str]:
@@ -214,6 +218,14 @@ class Subscription:
     # Called by the fan-out.
 
     def _deliver(self, item: Item) -> None:
+        direct = self.direct
+        if (
+            direct is not None
+            and self._queue.empty()
+            and item[0] in self._channels
+            and direct(item)
+        ):
+            return
         try:
             self._queue.put_nowait(item)
         except InboxFull:

@@ -52,7 +52,8 @@ async def test_repeated_late_forged_and_out_of_turn_actions_are_refused(live: Li
     assert repeated["code"] == "stale_turn"
 
     # a late action: the other player's turn times out, then they act on it
-    turn2 = await first_turn(actor, start=actor.frames.index(ok))
+    # the turn after the bring-in's (the answer and the events travel apart: either first)
+    turn2 = await actor.wait(lambda f: f.get("type") == "turn" and f["turn_id"] != turn["turn_id"])
     await live.settle(table_id, 10.0)
     late = await other.call(
         {"type": "act", "hand_id": turn2["hand_id"], "turn_id": turn2["turn_id"], "action": "call"}

@@ -62,7 +62,7 @@ async def test_a_socket_writes_straight_to_uvicorns_transport(
     [conn] = _connections()
     proto = conn.out.proto
     assert proto is not None, "uvicorn's protocol was not found behind the socket"
-    assert conn.out._direct()
+    assert conn.out.can_write()
     library: list[Any] = []
     send_text = proto.conn.send_text
 
@@ -81,7 +81,7 @@ async def test_a_socket_writes_straight_to_uvicorns_transport(
     # bytes of the library's own still queued (a ping made, not yet written): it sends,
     # so they go out first, in order
     proto.conn.send_ping(b"p")
-    assert not conn.out._direct()
+    assert not conn.out.can_write()
     await conn.out.send(['{"v":0}'])
     assert len(library) == 1 and not proto.conn.writes
 
@@ -107,6 +107,43 @@ async def test_after_the_close_the_library_decides(live: Live) -> None:
     await Client.open(live, table_id, token, user)
     [conn] = _connections()
     await conn.ws.close(1000)
-    assert not conn.out._direct()
+    assert not conn.out.can_write()
     with pytest.raises(RuntimeError):  # Starlette's refusal, as before: nothing is written
         await conn.out.send(["{}"])
+
+
+async def test_events_go_out_at_delivery_and_wait_in_the_queue_for_a_client_that_lags(
+    live: Live,
+) -> None:
+    """While a socket's pump waits, an event is written at its delivery (no wake-up); when the
+    client stops reading (uvicorn clears `writable`), what comes is queued for the pump, which
+    waits for it; either way each event reaches the client once, in order."""
+    ann, ann_token = await live.user("ann")
+    bob, bob_token = await live.user("bob")
+    table_id = (await live.create_table(ann_token, name="Delivery", small_bet=100))["table"]["id"]
+    client = await Client.open(live, table_id, ann_token, ann)
+    [conn] = _connections()
+    other = await Client.open(live, table_id, bob_token, bob)
+    took: list[bool] = []
+    take_now = conn._take_now
+
+    def noted(item: Any) -> bool:
+        took.append(take_now(item))
+        return took[-1]
+
+    conn.sub.direct = noted
+    sit = {"type": "sit", "seat": 0, "amount": 2_000, "request_id": "sit"}
+    assert (await client.call(sit))["type"] == "ok"
+    assert (await other.call({"type": "chat", "text": "one"}))["type"] == "ok"
+    await client.wait(lambda f: f.get("type") == "chat" and f["text"] == "one")
+    assert took and all(took), took  # the seat's and the chat's events, at delivery
+    took.clear()
+    writable = conn.out.proto.writable
+    writable.clear()  # the client lags
+    assert (await other.call({"type": "chat", "text": "two"}))["type"] == "ok"
+    assert took and not any(took), took  # queued for the pump
+    assert conn.sub.pending() or conn.lock.locked()  # queued, or the pump waits to send it
+    writable.set()
+    await client.wait(lambda f: f.get("type") == "chat" and f["text"] == "two")
+    numbered = [f["v"] for f in client.frames if isinstance(f.get("v"), int)]
+    assert numbered == list(range(numbered[0], numbered[0] + len(numbered))), numbered
