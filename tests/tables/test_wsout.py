@@ -138,7 +138,7 @@ async def test_events_go_out_at_delivery_and_wait_in_the_queue_for_a_client_that
     await client.wait(lambda f: f.get("type") == "chat" and f["text"] == "one")
     assert took and all(took), took  # the seat's and the chat's events, at delivery
     took.clear()
-    writable = conn.out.proto.writable
+    writable = conn._writable  # uvicorn's own
     writable.clear()  # the client lags
     assert (await other.call({"type": "chat", "text": "two"}))["type"] == "ok"
     assert took and not any(took), took  # queued for the pump
