@@ -313,6 +313,17 @@ class Connection:
             await asyncio.sleep(delay)
             delay = min(delay * 2, CATCH_UP_BACKOFF)
 
+    async def _idle(self) -> None:
+        """Wait for something queued; meanwhile events are taken at delivery (`_take_now`).
+        A bare future: with thousands of sockets waiting, what each wait keeps alive is
+        what young collections walk."""
+        self.idle = True
+        try:
+            await self.sub.ready()
+        finally:
+            self.idle = False
+        self.write_pending()  # taken at delivery: it goes before what was queued
+
     async def pump(self) -> None:
         """Forward the table's events in order, each once: everything queued at a wake-up
         goes out under one hold of the send lock, in one write. A client that takes more
@@ -325,15 +336,8 @@ class Connection:
             except StopAsyncIteration:
                 return
             if not items:
-                # a bare future, and not even the empty list: with thousands of sockets
-                # waiting, what each wait keeps alive is what young collections walk
-                del items
-                self.idle = True
-                try:
-                    await sub.ready()
-                finally:
-                    self.idle = False
-                self.write_pending()  # taken at delivery: it goes before what was queued
+                del items  # not even the empty list is kept alive while thousands wait
+                await self._idle()
                 continue
             gap = moved = False
             follow: int | None = None
