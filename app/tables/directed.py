@@ -23,6 +23,7 @@ from app.tables import publishing
 from app.tables.effects import DealNext, Effects, Mail, Outcome, Said, StopClock, Told
 from app.tables.errors import TableError
 from app.tables.lifecycle import Lifecycle
+from app.tables.seating import DRAIN_WAIT
 from app.tables.state import Io, SeatInfo, TableState, in_hand, stacks_view
 from app.tables.store import EntryChips
 from app.wire import client as c
@@ -31,6 +32,9 @@ from app.wire.events import Left, PlayerFinished, PlayerMoved, TournamentInfo
 
 log = logging.getLogger("app.tables")
 
+# seconds chips behind wait for the hand's records when it ends (a chip move asked for
+# between hands waits `DRAIN_WAIT` and may be asked again; these were promised already)
+BEHIND_WAIT = 30.0
 REPORT_AGAIN = 2.0  # seconds a report waits for the director's orders before it goes again
 
 # what a player may not do at a tournament table: the director seats, the clock plays
@@ -211,10 +215,12 @@ async def _add(table: TableState, order: process.AddChips, io: Io, out: Effects)
     return {"user_id": order.user_id, "behind": False, "stack": table.seats[seat].stack}
 
 
-async def _apply(table: TableState, order: process.AddChips, io: Io, out: Effects) -> None:
+async def _apply(
+    table: TableState, order: process.AddChips, io: Io, out: Effects, wait: float = DRAIN_WAIT
+) -> None:
     """Posted with the stack it joins, after the hand records (a player who lost every chip
     in the hand the rebuy waited behind stays in: their entry is taken back from the bust)."""
-    if not await io.caught_up(1.0):
+    if not await io.caught_up(wait):
         raise TableError("try_again", "the table is still saving its last hand; try again")
     info_ = table.seats[table.by_user[order.user_id]]
     # the seats as the hand left them: those it busted (but this buyer) are gone already
@@ -239,7 +245,9 @@ async def apply_behind(table: TableState, io: Io) -> Effects:
         if order.user_id not in table.by_user:
             continue
         try:
-            await _apply(table, order, io, out)
+            # the player was told their chips are behind: the table waits for its records
+            # (it reports to the director only once they are written anyway)
+            await _apply(table, order, io, out, wait=BEHIND_WAIT)
         except TableError as exc:
             log.warning("table %s: a %s could not be taken: %s", table.id, order.kind, exc.message)
     return out

@@ -3,13 +3,16 @@ play and the prize pool checked after each."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from app.engine.tournament import payouts
 from app.store.models import User
 from app.tables import Table, TableError, bot_users
+from app.tables.seating import DRAIN_WAIT
 from tests.tournaments.harness import (
     Deal,
     Person,
@@ -135,6 +138,59 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     late = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb2"})
     assert late.status_code == 400 and late.json()["detail"]["code"] == "rebuys_over"
     await books.check()
+
+
+async def test_r35_a_rebuy_behind_is_taken_when_the_hands_record_is_slow_to_be_written(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chips behind were promised: when the hand ends with its record not yet written (a
+    database slower than a between-hands chip move waits for), the table waits for it and
+    the rebuy joins the stack, paid once; it is not dropped with a warning. Ann buys again
+    while Dan, away, is on the clock in the first hand."""
+    host = await server.person("host")
+    starts = (datetime.now(UTC) + timedelta(days=1)).isoformat()
+    tid = await server.create(
+        host, seats_per_table=6, buy_in=PRICE, fee=FEE, starting_chips=CHIPS,
+        structure=LEVELS, start="scheduled", starts_at=starts, max_players=10, late_levels=2,
+        reentry=True, rebuys=REBUYS,
+    )  # fmt: skip
+    ann, bea, dan = people = [await server.person(n) for n in ("ann", "bea", "dan")]
+    books = Books(server, tid, people)
+    for who in people:
+        assert (await server.register(who, tid)).status_code == 200
+        books.bought(who)
+    started = await server.post(host, f"/api/tournaments/{tid}/host", {"type": "start"})
+    assert started.status_code == 200, started.text
+    await server.begun(tid)
+    server.puppets.update({ann.id: play_fold, bea.id: play_fold})
+    (table,) = server.tables(tid)
+
+    def dan_to_act() -> bool:
+        hand = table.state.hand
+        seat = hand.to_act if hand is not None else None
+        return seat is not None and table.state.hand_users[seat] == dan.id
+
+    await server.run_until(tid, dan_to_act)
+    r = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb1"})
+    assert r.status_code == 200, r.text
+    assert r.json()["behind"] is True
+    books.bought(ann)
+    chips_before = sum(int(e.chips) for e in await server.entries(tid))
+    writer = server.services.manager.writer
+    write_many = writer.write_many
+    assert write_many is not None
+
+    async def slow(items: list[Any]) -> None:  # the database, slower than DRAIN_WAIT
+        await asyncio.sleep(2 * DRAIN_WAIT)
+        await write_many(items)
+
+    monkeypatch.setattr(writer, "write_many", slow)
+    await server.run_until(tid, lambda: table.state.hands_played >= 1)
+    monkeypatch.setattr(writer, "write_many", write_many)
+    await server.settle(tid)
+    in_play = sum(int(e.chips) for e in await server.entries(tid))
+    assert in_play == chips_before + CHIPS  # the rebuy's chips joined the game
+    await books.check()  # paid once, into the pool, and the chips in play issued
 
 
 async def test_a_bot_whose_random_name_is_taken_draws_another(
