@@ -465,10 +465,10 @@ class Director:
         if self.seed is not None:
             await self._reveal()
         await self.publish("finished", {})
+        if self.on_finish is not None:  # the summaries owe nothing to the tables' answers
+            await self.on_finish(self.id)
         for slot in list(self.slots.values()):
             await self.close_table(slot)
-        if self.on_finish is not None:
-            await self.on_finish(self.id)
 
     async def close_table(self, slot: Slot) -> None:
         """The tournament is over: the table's players stand up with their chips (the winner's
