@@ -31,7 +31,7 @@ from starlette.websockets import WebSocketState
 from app import metrics
 from app.api.lobby import Player, TableServices, authenticate, get_services
 from app.api.security import from_this_site
-from app.api.wsout import Out, frame
+from app.api.wsout import Out, build
 from app.fanout import GAP, Subscription, SubscriptionOverflow, channels
 from app.fanout.base import Item
 from app.jsontext import from_json, to_json
@@ -154,7 +154,8 @@ class Corked:
                 log.exception("table %s: writing to a socket failed", conn.table.id)
 
 
-_QUICK_CACHE = 4096
+# a text is delivered to every socket at its table in one go: the cache need only outlive that
+_QUICK_CACHE = 1024
 _quick_cache: dict[str, tuple[int, bytes] | None] = {}
 
 
@@ -168,7 +169,7 @@ def _quick(text: str) -> tuple[int, bytes] | None:
     if len(_quick_cache) >= _QUICK_CACHE:
         _quick_cache.clear()
     v = version_of(text)
-    quick = None if v == NOTICE_V or '"moved"' in text else (v, frame(text))
+    quick = None if v == NOTICE_V or '"moved"' in text else (v, build(text))
     _quick_cache[text] = quick
     return quick
 

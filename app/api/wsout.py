@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketState
 
 SERVER_SEND = "stud.server_send"  # the scope key `ServerSend` notes the server's send under
-CACHE = 4096  # messages whose frame is kept: a wake-up's worth for every socket, many times
+CACHE = 1024  # messages whose frame is kept: a wake-up's worth for every socket, many times
 
 
 class ServerSend:
