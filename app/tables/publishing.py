@@ -21,7 +21,7 @@ from app.jsontext import from_json
 from app.tables import approval, rotation, waiting
 from app.tables.effects import Said
 from app.tables.lifecycle import Lifecycle
-from app.tables.state import Kept, TableState, user_in
+from app.tables.state import Kept, TableState, kept_v, unkept, user_in
 from app.wire.envelope import placeholder
 from app.wire.events import (
     DownCards,
@@ -156,25 +156,27 @@ def summary(table: TableState) -> dict[str, Any]:
 
 
 def hand_log(
-    table: TableState, ring: Sequence[Kept], user_id: int | None
+    table: TableState, ring: Sequence[Kept], user_id: int | None, dealt: int
 ) -> tuple[list[dict[str, Any]], bool]:
-    """The latest hand's events from the ring, as `user_id` may see them: the public ones and
-    their own face-down cards (never another seat's; a watcher not seated gets none). The flag
-    is False when the hand's start has already left the ring (only its later events are kept)."""
+    """The latest hand's events from the ring (the latest hand was dealt at version `dealt`),
+    as `user_id` may see them: the public ones and their own face-down cards (never another
+    seat's; a watcher not seated gets none). The flag is False when the hand's start has
+    already left the ring (only its later events are kept)."""
     start = None
-    for i in range(len(ring) - 1, -1, -1):
-        _, kind, _, user = ring[i]
-        if kind == "hand_started" and user is None:
-            start = i
-            break
+    if dealt:
+        for i in range(len(ring) - 1, -1, -1):
+            v = kept_v(ring[i])
+            if v <= dealt:
+                start = i if v == dealt else None
+                break
     if start is None and table.hand is None:
         return [], True
     # a hand whose start left the ring began before everything the ring holds
-    events = [
-        from_json(text)
-        for _, _, text, user in itertools.islice(ring, start or 0, None)
-        if user is None or (user_id is not None and user == user_id)
-    ]
+    events = []
+    for entry in itertools.islice(ring, start or 0, None):
+        text, user = unkept(entry)
+        if user is None or (user_id is not None and user == user_id):
+            events.append(from_json(text))
     return events, start is not None
 
 
@@ -185,6 +187,7 @@ def snapshot(
     v: int,
     epoch: str,
     ring: Sequence[Kept],
+    dealt: int,
     remaining_ms: int | None,
     now: float = 0.0,
 ) -> dict[str, Any]:
@@ -210,7 +213,7 @@ def snapshot(
                 hand_view["deal"] = table.recording.seeds.committed()
     you = table.seats[seat].public() if seat is not None else None
     line = waiting.yours(table, user_id, now) if user_id is not None else {}
-    log, log_complete = hand_log(table, ring, user_id)
+    log, log_complete = hand_log(table, ring, user_id, dealt)
     return Snapshot(
         v=v,
         epoch=epoch,
@@ -230,8 +233,10 @@ def snapshot(
 
 def missed(ring: Iterable[Kept], last: int, user: int) -> list[str]:
     """What a client missed after version `last`, as `user` may see it."""
-    return [
-        text if seen_by is None or seen_by == user else placeholder(v)
-        for v, _, text, seen_by in ring
-        if v > last
-    ]
+    out: list[str] = []
+    for entry in ring:
+        v = kept_v(entry)
+        if v > last:
+            text, seen_by = unkept(entry)
+            out.append(text if seen_by is None or seen_by == user else placeholder(v))
+    return out

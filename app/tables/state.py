@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.engine import Hand
 from app.engine.cards import Card
@@ -22,6 +22,7 @@ from app.tables.lifecycle import Life
 from app.tables.seeds import HandSeeds, TableSeeds
 from app.tables.settings import TableSettings
 from app.tables.store import Limits, TableStore
+from app.wire.envelope import version_of
 from app.wire.process import AddChips
 
 if TYPE_CHECKING:
@@ -30,17 +31,28 @@ if TYPE_CHECKING:
 DeckSource = Callable[[], Sequence[Card]]
 
 
-# An event in the table's ring (kept for reconnecting clients): its number, its type beside
-# its wire text (so no reader parses or sniffs the text), and the one user who may see it
-# (None: public); read it by unpacking or by the indices below. A plain tuple, not a named
-# one: the collector stops tracking a plain tuple of numbers and strings at its first young
-# collection, while it walked a named tuple at every young and middle collection until it was
-# frozen (issue 26: a third of what each middle collection walked, one for each event said).
-Kept = tuple[int, str, str, int | None]
-V: Final = 0
-TYPE: Final = 1
-TEXT: Final = 2
-USER: Final = 3
+# An event in the table's ring (kept for reconnecting clients): a public event is its wire
+# text alone, a seat-private one the pair (text, the one user who may see it); its number is
+# the text's own (`version_of`: the envelope puts it first). At 500 tables the ring holds some
+# 80,000 events: a tuple and a number beside each text were 8 MB (issue 26's memory). Plain
+# strings, and tuples of a string and a number, which the collector stops tracking at their
+# first young collection (a named tuple it walked at every collection until frozen).
+Kept = str | tuple[str, int]
+
+
+def kept(text: str, user: int | None) -> Kept:
+    """The ring's entry for an event's `text`, seen by `user` alone (None: by everyone)."""
+    return text if user is None else (text, user)
+
+
+def unkept(entry: Kept) -> tuple[str, int | None]:
+    """An entry's text, and the one user who may see it (None: public)."""
+    return (entry, None) if isinstance(entry, str) else entry
+
+
+def kept_v(entry: Kept) -> int:
+    """An entry's event number."""
+    return version_of(entry if isinstance(entry, str) else entry[0])
 
 
 class ChatLine(NamedTuple):
@@ -321,7 +333,10 @@ __all__ = [
     "WaitingList",
     "host_only",
     "in_hand",
+    "kept",
+    "kept_v",
     "seat_of",
     "stacks_view",
+    "unkept",
     "user_in",
 ]

@@ -70,7 +70,16 @@ from app.tables.lifecycle import Hold, Lifecycle
 from app.tables.numbers import HandNumbers
 from app.tables.publishing import HISTORY
 from app.tables.settings import TableSettings
-from app.tables.state import DeckSource, Directed, Io, Kept, SeatInfo, TableState
+from app.tables.state import (
+    DeckSource,
+    Directed,
+    Io,
+    Kept,
+    SeatInfo,
+    TableState,
+    kept,
+    kept_v,
+)
 from app.tables.store import StoredTable, TableStore
 from app.tables.writer import HandWriter
 from app.wire import client as c
@@ -339,7 +348,7 @@ class Table:
         """A hand is dealt at version `dealt`: the ring keeps the hand before it and this one
         (a client away for less than a hand is told what it missed, one away longer gets the
         snapshot, whose hand log is this hand's), not `HISTORY` events of hands long over."""
-        while self.ring and self.ring[0][0] < self.last_deal:
+        while self.ring and kept_v(self.ring[0]) < self.last_deal:
             self.ring.popleft()
         self.last_deal = dealt
 
@@ -356,7 +365,7 @@ class Table:
             text = encode(v, body)
             if kind == "hand_started" and user is None:
                 self._keep_from(v)
-            self.ring.append((v, kind, text, user))
+            self.ring.append(kept(text, user))
             if user is None:
                 self.outgoing.append((self.channel, text))
             else:
@@ -485,6 +494,7 @@ class Table:
             v=self.version,
             epoch=self.epoch,
             ring=self.ring,
+            dealt=self.last_deal,
             remaining_ms=self.remaining_ms(),
             now=self.clock.monotonic(),
         )
@@ -499,7 +509,7 @@ class Table:
         said waits: `Table._gate`), so a client is never told what no other watcher will be."""
         last = msg.last_v
         assert self.published == self.version, "a read answered with events unpublished"
-        first_kept = self.ring[0][0] if self.ring else self.version + 1
+        first_kept = kept_v(self.ring[0]) if self.ring else self.version + 1
         if (
             msg.epoch == self.epoch
             and last is not None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from app.store.db import Database
 from app.tables import messages as m
+from app.tables.state import kept_v, unkept
 from app.wire import catalog
 from tests.sources import parse
 from tests.store.hands_play import play_hands, seated_table
@@ -39,19 +40,25 @@ def test_no_emit_site_builds_an_event_from_a_dict_literal() -> None:
     assert found == []
 
 
-async def test_ring_keeps_each_events_type_beside_its_text(db: Database) -> None:
-    """Every kept event's `type` is the one in its wire text, and a type the catalog holds."""
+async def test_ring_keeps_each_event_as_its_text_and_a_private_one_with_its_user(
+    db: Database,
+) -> None:
+    """A public event is kept as its wire text alone, a seat-private one with the user who
+    may see it; the numbers, read from the texts, run on without a gap, and every type is
+    one the catalog holds."""
     manager, table, clock, _ = await seated_table(db, 3, "stud")
     try:
         await play_hands(table, clock, 2, fold_seat=1)
         await table.request(m.Sync())
         kept = list(table.ring)
+        seated = {info.user_id for info in table.state.seats.values()}
     finally:
         await manager.stop()
-    assert any(kind == "hand_started" for _, kind, _, _ in kept)
-    assert any(user is not None for *_, user in kept)  # the seat-private ones too
-    for v, kind, text, _ in kept:
-        body = json.loads(text)
-        assert body["v"] == v
-        assert body["type"] == kind
-        assert kind in catalog.SERVER
+    private = [entry for entry in kept if not isinstance(entry, str)]
+    assert private  # the down cards
+    assert all(user in seated for _, user in private)
+    bodies = [json.loads(unkept(entry)[0]) for entry in kept]
+    assert any(body["type"] == "hand_started" for body in bodies)
+    assert [body["v"] for body in bodies] == [kept_v(entry) for entry in kept]
+    assert [kept_v(e) for e in kept] == list(range(kept_v(kept[0]), kept_v(kept[0]) + len(kept)))
+    assert all(body["type"] in catalog.SERVER for body in bodies)

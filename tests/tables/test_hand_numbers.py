@@ -16,6 +16,7 @@ from app.store.hand_models import HandRecord
 from app.tables import FakeClock, LedgerTableStore, TableManager, TableSettings
 from app.tables import messages as m
 from app.tables.numbers import BLOCK
+from app.tables.state import unkept
 from tests import asks
 from tests.store.hands_play import SETTINGS, play_hands, seated_table, start_hand
 
@@ -114,7 +115,8 @@ async def test_a_tables_own_hand_count_starts_at_one_and_goes_on_across_a_restar
         assert back is not None and back.state.hands_played == 0
         await start_hand(back, later)
         assert back.state.hand_count == 3
-        started = next(from_json(t) for _, k, t, _ in back.ring if k == "hand_started")
+        said = [from_json(unkept(entry)[0]) for entry in back.ring]
+        started = next(e for e in said if e["type"] == "hand_started")
         assert started["count"] == 3
         assert started["names"] == {"0": "stud0", "1": "stud1"}
         assert int(started["number"]) != 3  # the id stays the global number

@@ -36,7 +36,8 @@ async def send(table: Table, user: int, seed: bytes, commit: str, sealed: str) -
 
 
 def public(table: Table, kind: str) -> list[dict[str, Any]]:
-    return [json.loads(t) for _, k, t, user in table.ring if user is None and k == kind]
+    public = [json.loads(entry) for entry in table.ring if isinstance(entry, str)]
+    return [e for e in public if e["type"] == kind]
 
 
 async def my_check(

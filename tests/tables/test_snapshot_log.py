@@ -4,6 +4,7 @@ none to an observer; and "Your tables" lists every table one sits at or hosts.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from app.fanout import BaseFanout
 from app.store.db import Database
 from app.tables import FakeClock
-from app.tables.state import TYPE
+from app.tables.state import kept_v, unkept
 from tests.tables.live import Client, Frame, Live, live_server
 from tests.tables.test_ws_play import PAUSE, calldown
 
@@ -114,10 +115,10 @@ async def test_snapshot_log_when_the_hands_start_left_the_ring(live: Live) -> No
     await live.settle(table_id, PAUSE)
     await play_to_street(clients, 4)
     ring = live.table(table_id).ring
-    while ring[0][TYPE] != "hand_started":
+    while json.loads(unkept(ring[0])[0])["type"] != "hand_started":
         ring.popleft()
     ring.popleft()  # as if the ring had overflowed past the hand's start
-    first_kept = ring[0][0]
+    first_kept = kept_v(ring[0])
     bob = await Client.open(live, table_id, users[1][1], users[1][0])
     snap = bob.frames[0]
     assert snap["log_complete"] is False
