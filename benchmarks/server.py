@@ -657,7 +657,11 @@ async def run_stud(args: argparse.Namespace, work: Path, seats: list[Seat], sv: 
         players: list[Reader] = [Player(s.table_id, s.seat, s.think, p) for s in seats]
         sockets = await connect_all(urls, players, tokens=[s.token for s in seats])
         print(f"{sv.name}: {len(sockets)} of {len(urls)} sockets in {time.monotonic() - t:.1f} s")
+        opened = sum(memory_mb(proc.pid)[0] for proc in procs)
         await asyncio.sleep(args.warmup)
+        # where the memory figure is made: the sockets opening, or the tables playing on
+        warm = sum(memory_mb(proc.pid)[0] for proc in procs)
+        print(f"{sv.name}: RSS {opened:.0f} MB with the sockets open, {warm:.0f} MB warmed up")
 
         def start() -> None:
             p.measuring = True
