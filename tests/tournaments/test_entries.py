@@ -4,6 +4,7 @@ play and the prize pool checked after each."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -53,6 +54,17 @@ class Books:
         await s.ledger_ok()
 
 
+def to_act(table: Table, user_id: int) -> Callable[[], bool]:
+    """Whether it is `user_id`'s turn at `table` (a condition for `run_until`)."""
+
+    def now() -> bool:
+        hand = table.state.hand
+        seat = hand.to_act if hand is not None else None
+        return seat is not None and table.state.hand_users[seat] == user_id
+
+    return now
+
+
 async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     server: Server,
 ) -> None:
@@ -89,12 +101,7 @@ async def test_r35_a_reentry_a_rebuy_behind_and_the_addon_in_one_tournament(
     server.rig(tid, policy)
     (table,) = server.tables(tid)
 
-    def dan_to_act() -> bool:
-        hand = table.state.hand
-        seat = hand.to_act if hand is not None else None
-        return seat is not None and table.state.hand_users[seat] == dan.id
-
-    await server.run_until(tid, dan_to_act)
+    await server.run_until(tid, to_act(table, dan.id))
     r = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb1"})
     assert r.status_code == 200, r.text
     assert r.json()["behind"] is True and r.json()["chips"] == CHIPS  # in a hand: behind
@@ -165,12 +172,7 @@ async def test_r35_a_rebuy_behind_is_taken_when_the_hands_record_is_slow_to_be_w
     server.puppets.update({ann.id: play_fold, bea.id: play_fold})
     (table,) = server.tables(tid)
 
-    def dan_to_act() -> bool:
-        hand = table.state.hand
-        seat = hand.to_act if hand is not None else None
-        return seat is not None and table.state.hand_users[seat] == dan.id
-
-    await server.run_until(tid, dan_to_act)
+    await server.run_until(tid, to_act(table, dan.id))
     r = await server.post(ann, f"/api/tournaments/{tid}/rebuy", {"request_id": "rb1"})
     assert r.status_code == 200, r.text
     assert r.json()["behind"] is True
