@@ -187,7 +187,8 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
         signal.signal(signal.SIGUSR2, lambda *_: garbage_from_now())
         signal.signal(signal.SIGUSR1, garbage_dump)
     profile_to = os.environ.get("BENCH_PROFILE")
-    if profile_to:  # cProfile over the measuring window only (SIGUSR2 starts it)
+    if profile_to:  # cProfile over the measuring window only (SIGUSR2 starts it), to FILE.pid
+        # (each of --processes N writes its own)
         import cProfile
 
         # the loop thread's CPU time, not the wall clock: on a shared machine a function
@@ -199,7 +200,7 @@ def serve_stud(port: int, record: Path, metrics_on: bool = True) -> None:
 
         def dump_profile(signum: int, frame: Any) -> None:
             profiler.disable()
-            profiler.dump_stats(profile_to)
+            profiler.dump_stats(f"{profile_to}.{os.getpid()}")
             dump(signum, frame)
 
         signal.signal(signal.SIGUSR2, profile)
