@@ -53,6 +53,7 @@ import json
 import os
 import pickle
 import random
+import re
 import resource
 import secrets
 import signal
@@ -242,7 +243,22 @@ def garbage_since(to: Path) -> None:
     gc.collect()
     gc.set_debug(0)
     kinds = Counter(type(o).__name__ for o in gc.garbage)
-    to.write_text(json.dumps({"objects": len(gc.garbage), "types": kinds.most_common(40)}))
+    # which statement a cycle came from: its bound parameters' names and values
+    binds = Counter(
+        re.sub(r"%\(\d+ (\w+)\)s", r"\1", str(getattr(o, "key", "")))
+        + f"={str(getattr(o, 'value', ''))[:40]}"
+        for o in gc.garbage
+        if type(o).__name__ == "BindParameter"
+    )
+    to.write_text(
+        json.dumps(
+            {
+                "objects": len(gc.garbage),
+                "types": kinds.most_common(40),
+                "binds": binds.most_common(20),
+            }
+        )
+    )
     gc.garbage.clear()
 
 

@@ -29,10 +29,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, bindparam, or_, select, update
+from sqlalchemy import BindParameter, Select, bindparam, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.dml import ReturningUpdate
 
 from app.store.errors import LeaseLost
 from app.store.lease_models import Lease, TableLease, TournamentLease
@@ -95,21 +96,8 @@ async def renew(
     it was released. A lease given to `owner` (`give`) and not yet taken is not renewed: a
     taker that never takes it must not keep it from everyone else."""
     expires = (now or utcnow()) + timedelta(seconds=seconds)
-    column = model.key()
-    # rows locked in key order, as `check` reads them: a renewal and a write of several
-    # tables never wait for each other in a circle
-    mine = (
-        select(column)
-        .where(model.owner == owner, column.in_(list(held)))
-        .order_by(column)
-        .with_for_update()
-    )
     rows = await session.execute(
-        update(model)
-        .where(model.owner == owner, column.in_(mine.scalar_subquery()))
-        .values({model.expires_at: expires})
-        .returning(column, model.epoch)
-        .execution_options(**_NO_SYNC)
+        _renewal(model), {"b_owner": owner, "b_held": list(held), "b_expires": expires}
     )
     current = {key: epoch for key, epoch in rows}
     return {k: e for k, e in held.items() if current.get(k) == e}
@@ -252,6 +240,34 @@ async def check(
             ids=stale,
             noun=model.noun,
         )
+
+
+_RENEWALS: dict[type[Lease], ReturningUpdate[int, int]] = {}
+
+
+def _renewal(model: type[Lease]) -> ReturningUpdate[int, int]:
+    """`renew`'s statement, built once a model, as `_fence`'s: every process renews every
+    beat (its in-list of keys left garbage cycles each time)."""
+    stmt = _RENEWALS.get(model)
+    if stmt is None:
+        column = model.key()
+        owner: BindParameter[str] = bindparam("b_owner")
+        # rows locked in key order, as `check` reads them: a renewal and a write of several
+        # tables never wait for each other in a circle
+        mine = (
+            select(column)
+            .where(model.owner == owner, column.in_(bindparam("b_held", expanding=True)))
+            .order_by(column)
+            .with_for_update()
+        )
+        stmt = _RENEWALS[model] = (
+            update(model)
+            .where(model.owner == owner, column.in_(mine.scalar_subquery()))
+            .values({model.expires_at: bindparam("b_expires")})
+            .returning(column, model.epoch)
+            .execution_options(**_NO_SYNC)
+        )
+    return stmt
 
 
 _FENCES: dict[type[Lease], Select[int, str | None, int]] = {}

@@ -6,6 +6,8 @@ that has passed the fence (PostgreSQL's row lock; SQLite's write lock holds ever
 from __future__ import annotations
 
 import asyncio
+import gc
+from collections import Counter
 from datetime import datetime, timedelta
 
 import pytest
@@ -189,3 +191,34 @@ async def test_a_lease_not_taken_is_taken_back_and_one_taken_is_not(db: Database
         assert await leases.take_given(s, first, "a", seconds=LEASE) == 3
     await _check(db, "a", {first: 3})
     await _check(db, "b", {second: 3})
+
+
+async def test_a_renewal_leaves_no_garbage_cycles(db: Database) -> None:
+    """Every process renews every beat: a statement built per call left its in-list's bound
+    parameters in cycles, kept frozen by the collector until its full sweep (issue 26)."""
+    tables = await _tables(db, 3)
+    for table in tables:
+        assert await _claim(db, table, "a") == 1
+    held = dict.fromkeys(tables, 1)
+
+    async def renew(seconds_on: float) -> dict[int, int]:
+        async with db.transaction() as s:
+            later = utcnow() + timedelta(seconds=seconds_on)
+            return await leases.renew(s, "a", held, seconds=LEASE, now=later)
+
+    assert await renew(1) == held  # the statement compiled and cached
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for n in range(5):
+            assert await renew(2 + n) == held
+        gc.collect()
+        garbage = Counter(type(o).__name__ for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not garbage, f"garbage cycles left by 5 renewals: {garbage.most_common(10)}"
+    async with db.transaction() as s:
+        row = await leases.lease_of(s, tables[0])
+        assert row is not None
+        assert row.expires_at > utcnow() + timedelta(seconds=LEASE + 5)  # the last one's
