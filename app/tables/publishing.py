@@ -162,13 +162,9 @@ def hand_log(
     as `user_id` may see them: the public ones and their own face-down cards (never another
     seat's; a watcher not seated gets none). The flag is False when the hand's start has
     already left the ring (only its later events are kept)."""
-    start = None
-    if dealt:
-        for i in range(len(ring) - 1, -1, -1):
-            v = kept_v(ring[i])
-            if v <= dealt:
-                start = i if v == dealt else None
-                break
+    # the ring's numbers run on without a gap: the hand's start is found by its number
+    at = dealt - kept_v(ring[0]) if ring and dealt else -1
+    start = at if 0 <= at < len(ring) else None
     if start is None and table.hand is None:
         return [], True
     # a hand whose start left the ring began before everything the ring holds

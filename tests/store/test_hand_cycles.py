@@ -5,13 +5,11 @@ parameters and their comparators, ~57 objects a hand): the hand's path builds th
 
 from __future__ import annotations
 
-import gc
-from collections import Counter
-
 from app.store import hands
 from app.store.db import Database
 from app.tables import messages as m
 from tests.store import tournament_play
+from tests.store.cycles import garbage_cycles
 from tests.store.hands_play import play_hands, seated_table
 
 
@@ -20,16 +18,9 @@ async def test_ten_hands_written_leave_no_garbage_cycles(db: Database) -> None:
     try:
         await play_hands(table, clock, 2)  # the first statements compiled and cached
         await table.request(m.Sync())
-        gc.collect()
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        try:
+        with garbage_cycles() as garbage:
             await play_hands(table, clock, 10)
             await table.request(m.Sync())  # every hand written
-            gc.collect()
-            garbage = Counter(type(o).__name__ for o in gc.garbage)
-        finally:
-            gc.set_debug(0)
-            gc.garbage.clear()
         assert table.state.hands_played >= 12
         assert not garbage, f"garbage cycles left by 10 hands: {garbage.most_common(10)}"
     finally:
@@ -51,14 +42,7 @@ async def test_tournament_hands_written_leave_no_garbage_cycles(db: Database) ->
             assert await hands.record_finished(s, tournament_play.finished(start, deltas, view))
 
     await one_hand(0)  # the first statements compiled and cached
-    gc.collect()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    with garbage_cycles() as garbage:
         for i in range(1, 6):
             await one_hand(i)
-        gc.collect()
-        garbage = Counter(type(o).__name__ for o in gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
     assert not garbage, f"garbage cycles left by 5 hands: {garbage.most_common(10)}"

@@ -6,8 +6,6 @@ that has passed the fence (PostgreSQL's row lock; SQLite's write lock holds ever
 from __future__ import annotations
 
 import asyncio
-import gc
-from collections import Counter
 from datetime import datetime, timedelta
 
 import pytest
@@ -18,6 +16,7 @@ from app.store import leases
 from app.store.db import Database
 from app.store.errors import LeaseLost
 from app.store.types import utcnow
+from tests.store.cycles import garbage_cycles
 from tests.store.factories import make_table
 
 LEASE = 5.0
@@ -207,16 +206,9 @@ async def test_a_renewal_leaves_no_garbage_cycles(db: Database) -> None:
             return await leases.renew(s, "a", held, seconds=LEASE, now=later)
 
     assert await renew(1) == held  # the statement compiled and cached
-    gc.collect()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
+    with garbage_cycles() as garbage:
         for n in range(5):
             assert await renew(2 + n) == held
-        gc.collect()
-        garbage = Counter(type(o).__name__ for o in gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
     assert not garbage, f"garbage cycles left by 5 renewals: {garbage.most_common(10)}"
     async with db.transaction() as s:
         row = await leases.lease_of(s, tables[0])
