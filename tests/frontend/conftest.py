@@ -133,6 +133,9 @@ def server_env(data: Path, url: str, mailbox: Mailbox) -> dict[str, str]:
         # every player of a module's tests signs up from 127.0.0.1 (the limit's own tests:
         # tests/process/test_shared_limits.py, tests/api)
         "REGISTRATIONS_PER_IP": "1000",
+        # a module's server stops when its tests are done: a hand still in play (a player's
+        # clock running out at 10 s a turn) is not played to its end first
+        "DRAIN_SECONDS": "0",
         "PYTHONUNBUFFERED": "1",
     }
 
