@@ -45,9 +45,7 @@ async def _check(url: str, *, as_json: bool) -> int:
         if not state.current:
             print(f"ledger check: {db.url.render_as_string()} has no schema yet", file=sys.stderr)
             return EXIT_UNUSABLE
-        async with db.session() as session:
-            if not db.is_sqlite:  # one consistent snapshot of every table
-                await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        async with db.snapshot() as session:
             report = await check_ledger(session)
     except (SQLAlchemyError, OSError) as exc:
         print(f"ledger check: cannot read the database: {exc}", file=sys.stderr)

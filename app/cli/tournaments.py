@@ -149,7 +149,13 @@ async def simulate(args: argparse.Namespace) -> dict[str, Any]:
             tid, within=lambda s: service.enter_bot(s, t, args.players - 1)
         )
         try:
-            await asyncio.wait_for(finished.wait(), args.timeout)
+            async with asyncio.timeout(args.timeout):
+                await finished.wait()
+                # the summaries go out before the tables close: the result is read once the
+                # director has closed them (the winner stood up with every chip)
+                director = services.directors.running.get(tid)
+                if director is not None:
+                    await director.done.wait()
             ok = True
         except TimeoutError:
             ok = False
@@ -157,7 +163,7 @@ async def simulate(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _result(db: Any, tid: int, finished: bool, directors: Any) -> dict[str, Any]:
-    async with db.session() as s:
+    async with db.snapshot() as s:  # the ledger check's tables as of one moment
         t = await store.get_tournament(s, tid)
         entries = list(await store.entries(s, tid))
         names = await accounts.names_of(s, (e.user_id for e in entries))

@@ -81,6 +81,17 @@ class Database:
         async with self.sessions() as session:
             yield session
 
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[AsyncSession]:
+        """A session for reads that all see the database as of one moment: a check across
+        tables (`ledger check`) while servers write would otherwise read a seat row after a
+        move that its entry row, read before, did not yet show. PostgreSQL: REPEATABLE READ;
+        SQLite: the session's deferred BEGIN holds one WAL snapshot from its first read."""
+        async with self.sessions() as session:
+            if not self.is_sqlite:
+                await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            yield session
+
     async def dispose(self) -> None:
         await self.engine.dispose()
 

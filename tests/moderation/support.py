@@ -17,7 +17,7 @@ async def operator(live: Live, name: str = "Olga") -> tuple[int, str]:
 
 
 async def ledger_report(live: Live) -> LedgerReport:
-    async with live.db.session() as s:
+    async with live.db.snapshot() as s:
         return await check_ledger(s)
 
 
