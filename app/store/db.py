@@ -28,6 +28,7 @@ from app.store import sqlite
 
 _IMMEDIATE = "stud_sqlite_immediate"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+POOL_SIZE = 15  # connections a process keeps open at most
 
 
 class Database:
@@ -52,6 +53,13 @@ class Database:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             if self.url.get_driver_name() == "aiosqlite":
                 engine_kwargs.setdefault("module", sqlite.dbapi())  # one trip per statement
+        if not (self.is_sqlite and (self.url.database or ":memory:") == ":memory:"):
+            # a steady pool, as large as SQLAlchemy's default at its most (5 kept and 10 more):
+            # those 10 were opened and closed again as a busy process's writes came and went,
+            # several connections a second on PostgreSQL, each a new server process and its
+            # statements prepared again
+            engine_kwargs.setdefault("pool_size", POOL_SIZE)
+            engine_kwargs.setdefault("max_overflow", 0)
         engine_kwargs.setdefault("json_serializer", to_json)  # hand records are JSON
         engine_kwargs.setdefault("json_deserializer", from_json)
         self.engine: AsyncEngine = create_async_engine(self.url, **engine_kwargs)
