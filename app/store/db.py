@@ -60,6 +60,7 @@ class Database:
             # statements prepared again
             engine_kwargs.setdefault("pool_size", POOL_SIZE)
             engine_kwargs.setdefault("max_overflow", 0)
+            engine_kwargs.setdefault("pool_use_lifo", True)  # a quiet process uses the same few
         engine_kwargs.setdefault("json_serializer", to_json)  # hand records are JSON
         engine_kwargs.setdefault("json_deserializer", from_json)
         self.engine: AsyncEngine = create_async_engine(self.url, **engine_kwargs)
