@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
@@ -36,6 +37,8 @@ from app.store.audit import check_ledger
 from app.store.hand_models import HandRecord
 from app.tournaments import service
 from app.tournaments.spec import Preset, TournamentSpec
+
+CLOSE_WAIT = 60.0  # seconds the finished tournament's tables may take to close
 
 EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 
@@ -149,16 +152,16 @@ async def simulate(args: argparse.Namespace) -> dict[str, Any]:
             tid, within=lambda s: service.enter_bot(s, t, args.players - 1)
         )
         try:
-            async with asyncio.timeout(args.timeout):
-                await finished.wait()
-                # the summaries go out before the tables close: the result is read once the
-                # director has closed them (the winner stood up with every chip)
-                director = services.directors.running.get(tid)
-                if director is not None:
-                    await director.done.wait()
+            await asyncio.wait_for(finished.wait(), args.timeout)
             ok = True
         except TimeoutError:
             ok = False
+        director = services.directors.running.get(tid)
+        if ok and director is not None:
+            # the summaries go out before the tables close: the result is read once the
+            # director has closed them (the winner stood up with every chip), if they answer
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(director.done.wait(), CLOSE_WAIT)
         return await _result(db, tid, ok, services.directors)
 
 
