@@ -44,6 +44,16 @@ SNG: dict[str, Any] = {
 FINISH = 420.0  # seconds a sit & go of 20 may take on a loaded machine
 
 
+@dataclass
+class Dealt:
+    """A hand a scripted person was dealt into (Human.hands_at)."""
+
+    hand_id: str
+    seat: int
+    stack: int
+    all_in_forced: bool = False
+
+
 class Human(Player):
     """A scripted person at a tournament table: brings in when it must, checks when it
     may, else folds (it lasts: the bots, who call everything, bust each other), shows at a
@@ -104,6 +114,38 @@ class Human(Player):
         """The refs of this player's acts at `table_id` that the table took (`ok`)."""
         ok = {f["ref"] for f in self.frames if f.get("type") == "ok" and "ref" in f}
         return [ref for t, ref in self.acts if t == table_id and ref in ok]
+
+    def hands_at(self, table_id: int) -> list[Dealt]:
+        """The hands at `table_id` this player was dealt into, in order: the seat, its stack
+        when the hand began, and whether its ante or bring-in put it all in (then no betting
+        turn comes to it: the forced bets decided its hand, not the table)."""
+        out: list[Dealt] = []
+        at: int | None = None
+        seat: int | None = None
+        for f in self.frames:
+            kind = f.get("type")
+            if kind == "snapshot":
+                at, seat = int(f["table"]["id"]), f["you"]["seat"]
+            elif kind == "seats":
+                mine = [s["seat"] for s in f["seats"] if s["user_id"] == self.user_id]
+                seat = mine[0] if mine else None
+            elif (
+                kind == "hand_started"
+                and at == table_id
+                and seat is not None
+                and seat in f["seats"]
+            ):
+                stack = f["stacks"][f["seats"].index(seat)]
+                out.append(Dealt(str(f["hand_id"]), seat, stack))
+            elif (
+                kind in ("ante_posted", "brought_in")
+                and out
+                and f.get("hand_id") == out[-1].hand_id
+                and f["seat"] == out[-1].seat
+                and f["all_in"]
+            ):
+                out[-1].all_in_forced = True
+        return out
 
 
 def check_story(human: Human) -> None:
