@@ -471,34 +471,6 @@ def prize_key(tournament_id: int, entry_id: int) -> str:
     return f"prize:{tournament_id}:{entry_id}"
 
 
-async def _placing(
-    session: AsyncSession, tournament_id: int, entry_id: int, place: int, prize: int
-) -> TournamentEntry | None:
-    """The entry to give `place` and `prize`; None when it has them already (a replay)."""
-    _whole(place, "place", least=1)
-    _whole(prize, "prize", least=0)
-    entry: TournamentEntry | None = await session.scalar(
-        select(TournamentEntry)
-        .where(TournamentEntry.id == entry_id, TournamentEntry.tournament_id == tournament_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    if entry is None or entry.status == EntryStatus.UNREGISTERED:
-        raise NotRegistered(f"entry {entry_id} did not play in tournament {tournament_id}")
-    if entry.place is not None:
-        if (entry.place, entry.prize) != (place, prize):
-            raise PlaceTaken(f"entry {entry_id} took place {entry.place} ({entry.prize}) already")
-        return None
-    holder = await session.scalar(
-        select(TournamentEntry.id).where(
-            TournamentEntry.tournament_id == tournament_id, TournamentEntry.place == place
-        )
-    )
-    if holder is not None:
-        raise PlaceTaken(f"place {place} went to entry {holder} already")
-    return entry
-
-
 async def pay_prizes(
     session: AsyncSession,
     tournament_id: int,
@@ -509,21 +481,55 @@ async def pay_prizes(
     """Give each `(entry_id, place, prize)` its place and prize (the entry's status stays),
     and pay a prize above 0 from the prize pool to the player, once: key
     `prize_key(tournament_id, entry_id)`. An entry placed before as asked is a replay (its
-    posting comes back replayed); placed otherwise, or a place given before, `PlaceTaken`."""
+    posting comes back replayed); placed otherwise, or a place given before, `PlaceTaken`.
+    The entries and the places' holders are read in one statement each, whatever the
+    number placed (a big field's early busts come many at a time, mostly out of the money)."""
     tournament = await _fenced(session, tournament_id, fence)
     if tournament.status == TournamentStatus.CANCELLED:
         raise TournamentClosed(f"tournament {tournament.name!r} was cancelled")
+    for _, place, prize in placed:
+        _whole(place, "place", least=1)
+        _whole(prize, "prize", least=0)
+    if not placed:
+        return []
+    rows = await session.scalars(
+        select(TournamentEntry)
+        .where(
+            TournamentEntry.tournament_id == tournament_id,
+            TournamentEntry.id.in_(sorted({entry_id for entry_id, _, _ in placed})),
+        )
+        .order_by(TournamentEntry.id)  # locked in one order
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    entries = {entry.id: entry for entry in rows}
+    given = await session.execute(
+        select(TournamentEntry.place, TournamentEntry.id).where(
+            TournamentEntry.tournament_id == tournament_id,
+            TournamentEntry.place.in_(sorted({place for _, place, _ in placed})),
+        )
+    )
+    holders = {place: entry_id for place, entry_id in given if place is not None}
     out: list[ledger.Posted] = []
     for entry_id, place, prize in placed:
         key = prize_key(tournament_id, entry_id)
-        entry = await _placing(session, tournament_id, entry_id, place, prize)
-        if entry is None:
+        entry = entries.get(entry_id)
+        if entry is None or entry.status == EntryStatus.UNREGISTERED:
+            raise NotRegistered(f"entry {entry_id} did not play in tournament {tournament_id}")
+        if entry.place is not None:
+            if (entry.place, entry.prize) != (place, prize):
+                raise PlaceTaken(
+                    f"entry {entry_id} took place {entry.place} ({entry.prize}) already"
+                )
             earlier = await ledger.posted(session, TxKind.TOURNAMENT_PRIZE, key) if prize else None
             out += [earlier] if earlier is not None else []
             continue
+        holder = holders.get(place)
+        if holder is not None:
+            raise PlaceTaken(f"place {place} went to entry {holder} already")
+        holders[place] = entry_id
         if not prize:
             entry.place, entry.prize = place, prize
-            await session.flush()
             continue
 
         async def move(
@@ -544,6 +550,7 @@ async def pay_prizes(
                 move=move,
             )
         )
+    await session.flush()
     return out
 
 

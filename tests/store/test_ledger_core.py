@@ -4,12 +4,11 @@ same statements as for one hand (R4, R25)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 from app.store import ledger
 from app.store.audit import check_ledger
@@ -17,6 +16,7 @@ from app.store.db import Database
 from app.store.errors import IdempotencyConflict
 from app.store.models import LedgerAccount, LedgerTransaction, Seat
 from tests.store.factories import make_table, make_user
+from tests.store.statements import counting
 
 
 async def _state(db: Database) -> tuple[list[tuple[str, int]], list[tuple[int, int, int]], int]:
@@ -109,22 +109,6 @@ async def test_r25_a_used_key_answers_only_its_own_request(db: Database) -> None
         with pytest.raises(IdempotencyConflict):
             await post(call)
     assert await _state(db) == after
-
-
-@contextmanager
-def counting(db: Database) -> Iterator[list[str]]:
-    """Every statement sent to the database while the block runs (an executemany is one)."""
-    statements: list[str] = []
-
-    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement.split(None, 1)[0].upper())
-
-    engine = db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
 
 
 async def test_r4_bulk_settlement_is_one_statement_of_each_kind_however_many_hands(

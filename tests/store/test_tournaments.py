@@ -43,6 +43,7 @@ from app.store.types import utcnow
 from app.tables import LedgerTableStore, TableError, TableSettings
 from app.tables.store import EntryChips
 from tests.store.factories import make_table, make_tournament
+from tests.store.statements import counting
 from tests.store.tournament_play import (
     CHIPS,
     FEE,
@@ -239,6 +240,29 @@ async def test_r34_prizes_are_paid_once(db: Database) -> None:
     with pytest.raises(PlaceTaken):  # placed otherwise
         async with db.transaction() as s:
             await tournaments.pay_prizes(s, t, [(rows[0].id, 2, 1000)])
+    await _sound(db)
+
+
+async def test_r34_places_are_given_in_the_same_statements_however_many(db: Database) -> None:
+    """A big field's busts come many at a time, mostly out of the money: the entries and the
+    places' holders are read in one statement each, and the places written in one."""
+    t, _, rows = await _three_entries(db)
+    async with db.transaction() as s:
+        with counting(db) as one:
+            await tournaments.pay_prizes(s, t, [(rows[2].id, 3, 0)])
+    async with db.transaction() as s:
+        with counting(db) as two:
+            await tournaments.pay_prizes(s, t, [(rows[1].id, 2, 0), (rows[0].id, 1, 0)])
+    assert two == one, (one, two)
+    assert [(e.place, e.prize) for e in await entries_of(db, t)] == [(1, 0), (2, 0), (3, 0)]
+
+
+async def test_r34_a_place_given_twice_in_one_batch_is_refused_whole(db: Database) -> None:
+    t, _, rows = await _three_entries(db)
+    with pytest.raises(PlaceTaken):
+        async with db.transaction() as s:
+            await tournaments.pay_prizes(s, t, [(rows[0].id, 2, 0), (rows[1].id, 2, 0)])
+    assert [(e.place, e.prize) for e in await entries_of(db, t)] == [(None, None)] * 3
     await _sound(db)
 
 
