@@ -471,6 +471,31 @@ def prize_key(tournament_id: int, entry_id: int) -> str:
     return f"prize:{tournament_id}:{entry_id}"
 
 
+async def _placing(
+    session: AsyncSession, tournament_id: int, placed: Sequence[tuple[int, int, int]]
+) -> tuple[dict[int, TournamentEntry], dict[int, int]]:
+    """The entries to place (locked, in one order) and who holds each place asked for
+    already: one statement each, however many are placed."""
+    rows = await session.scalars(
+        select(TournamentEntry)
+        .where(
+            TournamentEntry.tournament_id == tournament_id,
+            TournamentEntry.id.in_(sorted({entry_id for entry_id, _, _ in placed})),
+        )
+        .order_by(TournamentEntry.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    entries = {entry.id: entry for entry in rows}
+    given = await session.execute(
+        select(TournamentEntry.place, TournamentEntry.id).where(
+            TournamentEntry.tournament_id == tournament_id,
+            TournamentEntry.place.in_(sorted({place for _, place, _ in placed})),
+        )
+    )
+    return entries, {place: entry_id for place, entry_id in given if place is not None}
+
+
 async def pay_prizes(
     session: AsyncSession,
     tournament_id: int,
@@ -482,8 +507,7 @@ async def pay_prizes(
     and pay a prize above 0 from the prize pool to the player, once: key
     `prize_key(tournament_id, entry_id)`. An entry placed before as asked is a replay (its
     posting comes back replayed); placed otherwise, or a place given before, `PlaceTaken`.
-    The entries and the places' holders are read in one statement each, whatever the
-    number placed (a big field's early busts come many at a time, mostly out of the money)."""
+    Read in bulk (`_placing`): a big field's busts come many at a time, mostly unpaid."""
     tournament = await _fenced(session, tournament_id, fence)
     if tournament.status == TournamentStatus.CANCELLED:
         raise TournamentClosed(f"tournament {tournament.name!r} was cancelled")
@@ -492,66 +516,49 @@ async def pay_prizes(
         _whole(prize, "prize", least=0)
     if not placed:
         return []
-    rows = await session.scalars(
-        select(TournamentEntry)
-        .where(
-            TournamentEntry.tournament_id == tournament_id,
-            TournamentEntry.id.in_(sorted({entry_id for entry_id, _, _ in placed})),
-        )
-        .order_by(TournamentEntry.id)  # locked in one order
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    entries = {entry.id: entry for entry in rows}
-    given = await session.execute(
-        select(TournamentEntry.place, TournamentEntry.id).where(
-            TournamentEntry.tournament_id == tournament_id,
-            TournamentEntry.place.in_(sorted({place for _, place, _ in placed})),
-        )
-    )
-    holders = {place: entry_id for place, entry_id in given if place is not None}
+    entries, holders = await _placing(session, tournament_id, placed)
     out: list[ledger.Posted] = []
     for entry_id, place, prize in placed:
-        key = prize_key(tournament_id, entry_id)
         entry = entries.get(entry_id)
         if entry is None or entry.status == EntryStatus.UNREGISTERED:
             raise NotRegistered(f"entry {entry_id} did not play in tournament {tournament_id}")
-        if entry.place is not None:
+        if entry.place is not None:  # placed before: as asked (a replay), or otherwise
             if (entry.place, entry.prize) != (place, prize):
-                raise PlaceTaken(
-                    f"entry {entry_id} took place {entry.place} ({entry.prize}) already"
-                )
+                taken = f"{entry.place} ({entry.prize})"
+                raise PlaceTaken(f"entry {entry_id} took place {taken} already")
+            key = prize_key(tournament_id, entry_id)
             earlier = await ledger.posted(session, TxKind.TOURNAMENT_PRIZE, key) if prize else None
             out += [earlier] if earlier is not None else []
             continue
-        holder = holders.get(place)
-        if holder is not None:
+        holder = holders.setdefault(place, entry_id)
+        if holder != entry_id:
             raise PlaceTaken(f"place {place} went to entry {holder} already")
-        holders[place] = entry_id
-        if not prize:
+        if prize:
+            out.append(await _pay_prize(session, tournament_id, entry, place, prize))
+        else:
             entry.place, entry.prize = place, prize
-            continue
-
-        async def move(
-            entry: TournamentEntry = entry, place: int = place, prize: int = prize
-        ) -> tuple[int, int]:
-            entry.place, entry.prize = place, prize
-            return -prize, 0
-
-        memo = f"tournament {tournament_id}: entry {entry_id} takes place {place} and {prize}"
-        out.append(
-            await ledger.tournament_posting(
-                session,
-                kind=TxKind.TOURNAMENT_PRIZE,
-                key=key,
-                memo=memo,
-                tournament_id=tournament_id,
-                user_id=entry.user_id,
-                move=move,
-            )
-        )
     await session.flush()
     return out
+
+
+async def _pay_prize(
+    session: AsyncSession, tournament_id: int, entry: TournamentEntry, place: int, prize: int
+) -> ledger.Posted:
+    """`entry` takes `place`, and `prize` from the prize pool, in one posting (keyed)."""
+
+    async def move() -> tuple[int, int]:
+        entry.place, entry.prize = place, prize
+        return -prize, 0
+
+    return await ledger.tournament_posting(
+        session,
+        kind=TxKind.TOURNAMENT_PRIZE,
+        key=prize_key(tournament_id, entry.id),
+        memo=f"tournament {tournament_id}: entry {entry.id} takes place {place} and {prize}",
+        tournament_id=tournament_id,
+        user_id=entry.user_id,
+        move=move,
+    )
 
 
 # --- seats: the chips ------------------------------------------------------------------------
