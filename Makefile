@@ -20,7 +20,7 @@ lint: $(VENV)/.installed
 
 test: lint
 	scripts/ensure-debian-packages
-	$(PY) -m pytest -q -rs -n 3 --dist loadgroup
+	$(PY) -m pytest -q -rs -n 3 --dist loadgroup --durations=25
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/evaluators.py
