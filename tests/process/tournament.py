@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,11 +115,10 @@ class Human(Player):
         ok = {f["ref"] for f in self.frames if f.get("type") == "ok" and "ref" in f}
         return [ref for t, ref in self.acts if t == table_id and ref in ok]
 
-    def hands_at(self, table_id: int) -> list[Dealt]:
-        """The hands at `table_id` this player was dealt into, in order: the seat, its stack
-        when the hand began, and whether its ante or bring-in put it all in (then no betting
-        turn comes to it: the forced bets decided its hand, not the table)."""
-        out: list[Dealt] = []
+    def located(self) -> Iterator[tuple[Frame, int | None, int | None]]:
+        """Each frame this socket got, with the table and seat it was at as it came: the
+        last snapshot's, or the seat a later `seats` gives them (a moved player may be
+        seated at the new table after its snapshot reached them)."""
         at: int | None = None
         seat: int | None = None
         for f in self.frames:
@@ -129,7 +128,16 @@ class Human(Player):
             elif kind == "seats":
                 mine = [s["seat"] for s in f["seats"] if s["user_id"] == self.user_id]
                 seat = mine[0] if mine else None
-            elif (
+            yield f, at, seat
+
+    def hands_at(self, table_id: int) -> list[Dealt]:
+        """The hands at `table_id` this player was dealt into, in order: the seat, its stack
+        when the hand began, and whether its ante or bring-in put it all in (then no betting
+        turn comes to it: the forced bets decided its hand, not the table)."""
+        out: list[Dealt] = []
+        for f, at, seat in self.located():
+            kind = f.get("type")
+            if (
                 kind == "hand_started"
                 and at == table_id
                 and seat is not None
@@ -150,19 +158,13 @@ class Human(Player):
 
 def check_story(human: Human) -> None:
     """What one socket was sent, table by table: from each snapshot on, every numbered
-    event follows the one before, and no other seat's down card came. The player's seat is
-    the snapshot's, or the one a later `seats` gives them (a moved player may be seated at
-    the new table after its snapshot reached them)."""
+    event follows the one before, and no other seat's down card came to the player's seat
+    (`Human.located`)."""
     last: int | None = None
-    seat: int | None = None
-    for f in human.frames:
-        kind = f.get("type")
-        if kind == "snapshot":
-            seat, last = f["you"]["seat"], int(f["v"])
+    for f, _, seat in human.located():
+        if f.get("type") == "snapshot":
+            last = int(f["v"])
             continue
-        if kind == "seats":
-            mine = [s["seat"] for s in f["seats"] if s["user_id"] == human.user_id]
-            seat = mine[0] if mine else None
         assert leaked_down_cards([f], seat) == [], f"a down card of another seat: {f}"
         if "v" in f and last is not None:
             assert f["v"] == last + 1, f"event {f['v']} after {last}: {f}"

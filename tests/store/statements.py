@@ -12,16 +12,21 @@ from app.store.db import Database
 
 
 @contextmanager
-def counting(db: Database) -> Iterator[list[str]]:
+def statements(db: Database) -> Iterator[list[str]]:
     """Every statement sent to the database while the block runs (an executemany is one)."""
-    statements: list[str] = []
+    seen: list[str] = []
 
-    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement.split(None, 1)[0].upper())
+    def sent(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement)
 
     engine = db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", count)
+    event.listen(engine, "before_cursor_execute", sent)
     try:
-        yield statements
+        yield seen
     finally:
-        event.remove(engine, "before_cursor_execute", count)
+        event.remove(engine, "before_cursor_execute", sent)
+
+
+def verbs(seen: list[str]) -> list[str]:
+    """Each statement's kind (`SELECT`, `UPDATE`, …): what a count of statements compares."""
+    return [statement.split(None, 1)[0].upper() for statement in seen]

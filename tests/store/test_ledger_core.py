@@ -16,7 +16,7 @@ from app.store.db import Database
 from app.store.errors import IdempotencyConflict
 from app.store.models import LedgerAccount, LedgerTransaction, Seat
 from tests.store.factories import make_table, make_user
-from tests.store.statements import counting
+from tests.store.statements import statements, verbs
 
 
 async def _state(db: Database) -> tuple[list[tuple[str, int]], list[tuple[int, int, int]], int]:
@@ -135,9 +135,9 @@ async def test_r4_bulk_settlement_is_one_statement_of_each_kind_however_many_han
     for n in (1, 50):
         async with db.transaction() as s:
             await s.flush()
-            with counting(db) as statements:
+            with statements(db) as sent:
                 posted = await ledger.settle_hands(s, hands(f"n{n}-", n))
-            seen[n] = statements
+            seen[n] = verbs(sent)
         assert len(posted) == n and all(not p.replayed for p in posted)
     assert seen[1] == seen[50], seen
     assert seen[50] == ["INSERT", "SELECT", "SELECT", "UPDATE", "INSERT", "UPDATE"]

@@ -6,35 +6,14 @@ stand for the processes, as in test_router.)"""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from typing import Any
-
-from sqlalchemy import event
-
 from app.fanout import BaseFanout
 from app.store.db import Database
 from app.tables import TableSettings
 from app.tables.rebalance import Balancing, Rebalancer
+from tests.store.statements import statements
 from tests.tables.routed import Routed, routed
 
 SETTINGS = TableSettings(name="Beat", small_bet=100, big_bet=200, ante=10, bring_in=50)
-
-
-@contextlib.contextmanager
-def statements(db: Database) -> Iterator[list[str]]:
-    """Every SQL statement the database is sent meanwhile."""
-    seen: list[str] = []
-
-    def sent(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        seen.append(statement)
-
-    engine = db.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", sent)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", sent)
 
 
 async def beat(p: Routed) -> None:
