@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.store import leases, ledger
@@ -305,7 +305,7 @@ def _check_entry(kind: str, status: str, seated: bool, chips: int, price: int, f
     if status not in LIVE:
         raise ValueError(f"a new entry is registered or playing, not {status!r}")
     if seated and kind in ENTRY_KINDS:
-        raise ValueError("a new entry sits down with `seat_entry`, not `seated_at`")
+        raise ValueError("a new entry sits down with `seat_entries`, not `seated_at`")
     _whole(chips, "chips", least=1)
     _whole(price, "price", least=0)
     _whole(fee, "fee", least=0)
@@ -573,79 +573,118 @@ async def _save_stacks(session: AsyncSession, table_id: int, stacks: Stacks) -> 
     )
 
 
-async def _entry_at(
-    session: AsyncSession, table_id: int, entry_id: int
-) -> tuple[PokerTable, TournamentEntry]:
-    """The tournament table and one of its tournament's entries, both locked."""
+async def _entries_at(
+    session: AsyncSession, table_id: int, entry_ids: Sequence[int]
+) -> tuple[PokerTable, dict[int, TournamentEntry]]:
+    """The tournament table and some of its tournament's entries, all locked: the table
+    first, then the entries in one statement, in id order (as every other locker of several
+    entries takes them: no deadlock)."""
     table: PokerTable | None = await session.get(
         PokerTable, table_id, with_for_update=True, populate_existing=True
     )
     if table is None:
         raise TableNotFound(f"no table {table_id}")
-    entry: TournamentEntry | None = await session.get(
-        TournamentEntry, entry_id, with_for_update=True, populate_existing=True
+    rows = await session.scalars(
+        select(TournamentEntry)
+        .where(TournamentEntry.id.in_(sorted(set(entry_ids))))
+        .order_by(TournamentEntry.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
     )
-    if entry is None:
-        raise NotRegistered(f"no tournament entry {entry_id}")
-    if table.tournament_id != entry.tournament_id:
-        raise EntryElsewhere(f"table {table_id} is not a table of tournament {entry.tournament_id}")
-    return table, entry
+    entries = {entry.id: entry for entry in rows}
+    for entry_id in entry_ids:
+        entry = entries.get(entry_id)
+        if entry is None:
+            raise NotRegistered(f"no tournament entry {entry_id}")
+        if table.tournament_id != entry.tournament_id:
+            raise EntryElsewhere(
+                f"table {table_id} is not a table of tournament {entry.tournament_id}"
+            )
+    return table, entries
 
 
-async def seat_entry(
-    session: AsyncSession, table_id: int, entry_id: int, seat: int, *, stacks: Stacks
+async def seat_entries(
+    session: AsyncSession, table_id: int, seats: Mapping[int, int], *, stacks: Stacks
 ) -> None:
-    """Sit the entry (registered, or playing between tables) at `seat` with its chips: its
-    `Seat` row, its table and seat, status 'playing', and the table's view `stacks`. Already
-    there: nothing changes. Refused at another table or seat (`EntryElsewhere`), on a taken
-    seat (`SeatTaken`), for an entry out of play (`NotRegistered`)."""
-    table, entry = await _entry_at(session, table_id, entry_id)
+    """Sit each entry (entry id -> seat; registered, or playing between tables) at its seat
+    with its chips: its `Seat` row, its table and seat, status 'playing', and the table's
+    view `stacks`, in one statement of each kind for all of them (a broken table's players
+    arrive together). One already there: nothing changes for it. Refused whole at another
+    table or seat (`EntryElsewhere`), on a taken seat (`SeatTaken`), for an entry out of
+    play (`NotRegistered`)."""
+    if not seats:
+        return
+    table, entries = await _entries_at(session, table_id, list(seats))
     if table.status != "open":
         raise TableClosed(f"table {table.name!r} is closed")
-    _open(await get_tournament(session, entry.tournament_id))
-    if entry.status not in LIVE:
-        raise NotRegistered(f"entry {entry_id} is out of the tournament ({entry.status})")
-    if entry.table_id is not None:
-        if (entry.table_id, entry.seat) == (table_id, seat):
-            return
-        raise EntryElsewhere(f"entry {entry_id} sits at table {entry.table_id} already")
-    if type(seat) is not int or not 0 <= seat < table.max_seats:
-        raise InvalidSeat(f"seats at this table are numbered 0 to {table.max_seats - 1}")
+    _open(await get_tournament(session, entries[next(iter(seats))].tournament_id))
+    if len(set(seats.values())) != len(seats):
+        raise SeatTaken("two entries ordered into one seat")
+    arriving: dict[int, int] = {}
+    for entry_id, seat in seats.items():
+        entry = entries[entry_id]
+        if entry.status not in LIVE:
+            raise NotRegistered(f"entry {entry_id} is out of the tournament ({entry.status})")
+        if entry.table_id is not None:
+            if (entry.table_id, entry.seat) == (table_id, seat):
+                continue  # a retry: seated there already
+            raise EntryElsewhere(f"entry {entry_id} sits at table {entry.table_id} already")
+        if type(seat) is not int or not 0 <= seat < table.max_seats:
+            raise InvalidSeat(f"seats at this table are numbered 0 to {table.max_seats - 1}")
+        arriving[entry_id] = seat
+    if not arriving:
+        return
     taken = await session.scalar(
-        select(Seat.user_id).where(Seat.table_id == table_id, Seat.seat_no == seat)
+        select(func.min(Seat.seat_no)).where(
+            Seat.table_id == table_id, Seat.seat_no.in_(sorted(arriving.values()))
+        )
     )
     if taken is not None:
-        raise SeatTaken(f"seat {seat} is taken")
-    session.add(Seat(table_id=table_id, seat_no=seat, user_id=entry.user_id, stack=entry.chips))
-    entry.table_id, entry.seat, entry.status = table_id, seat, EntryStatus.PLAYING
+        raise SeatTaken(f"seat {taken} is taken")
+    rows = []
+    for entry_id, seat in arriving.items():
+        entry = entries[entry_id]
+        rows.append({"table_id": table_id, "seat_no": seat, "user_id": entry.user_id,
+                     "stack": entry.chips})  # fmt: skip
+        entry.table_id, entry.seat, entry.status = table_id, seat, EntryStatus.PLAYING
+    await session.execute(insert(Seat), rows)  # one statement, no ids read back
     await _save_stacks(session, table_id, stacks)
     await session.flush()
 
 
-async def unseat_entry(
-    session: AsyncSession, table_id: int, entry_id: int, *, stacks: Stacks
-) -> int:
-    """Take the entry from its seat at `table_id` with its chips (in transit: playing, at no
-    table, `moves` one more), saving the table's view `stacks`; returns the chips.
-    `NotSeated` when it does not sit there."""
-    _, entry = await _entry_at(session, table_id, entry_id)
-    seat: Seat | None = None
-    if entry.table_id == table_id:
-        seat = await session.scalar(
-            select(Seat)
-            .where(Seat.table_id == table_id, Seat.user_id == entry.user_id)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
-    if seat is None:
-        raise NotSeated(f"entry {entry_id} does not sit at table {table_id}")
-    entry.chips = seat.stack
-    entry.table_id = entry.seat = None
-    entry.moves += 1
-    await session.delete(seat)
+async def unseat_entries(
+    session: AsyncSession, table_id: int, entry_ids: Sequence[int], *, stacks: Stacks
+) -> dict[int, int]:
+    """Take the entries from their seats at `table_id` with their chips (in transit:
+    playing, at no table, `moves` one more), saving the table's view `stacks`, in one
+    statement of each kind for all of them (a breaking table's players leave together);
+    returns each entry's chips. `NotSeated`, for all of them, when one does not sit there
+    (or is named twice)."""
+    _, entries = await _entries_at(session, table_id, entry_ids)
+    if len(set(entry_ids)) != len(entry_ids):
+        raise NotSeated("an entry is taken from its seat once")
+    users = [entries[e].user_id for e in entry_ids if entries[e].table_id == table_id]
+    rows = await session.scalars(
+        select(Seat)
+        .where(Seat.table_id == table_id, Seat.user_id.in_(users))
+        .order_by(Seat.seat_no)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    seats = {seat.user_id: seat for seat in rows}
+    chips: dict[int, int] = {}
+    for entry_id in entry_ids:
+        entry = entries[entry_id]
+        seat = seats.get(entry.user_id) if entry.table_id == table_id else None
+        if seat is None:
+            raise NotSeated(f"entry {entry_id} does not sit at table {table_id}")
+        entry.chips = chips[entry_id] = seat.stack
+        entry.table_id = entry.seat = None
+        entry.moves += 1
+        await session.delete(seat)
     await _save_stacks(session, table_id, stacks)
     await session.flush()
-    return entry.chips
+    return chips
 
 
 # --- draws -----------------------------------------------------------------------------------

@@ -117,10 +117,10 @@ async def orders(table: TableState, msg: process.DirectorOrders, io: Io) -> Outc
     _check(table, msg)
     d.epoch = msg.epoch
     out: Effects = []
-    moved = {order.user_id: await _unseat(table, order, io, out) for order in msg.unseat}
-    for order in msg.seat:
-        if order.user_id not in table.by_user:
-            await _seat(table, order, io, out)
+    moved = await _unseat(table, msg.unseat, io, out) if msg.unseat else {}
+    arriving = [order for order in msg.seat if order.user_id not in table.by_user]
+    if arriving:
+        await _seat(table, arriving, io, out)
     if msg.stakes is not None:
         await _stakes(table, msg.stakes, io, out)
     for f in msg.finished:
@@ -271,6 +271,8 @@ def _check(table: TableState, msg: process.DirectorOrders) -> None:
     for leaver in msg.unseat:
         if leaver.user_id not in table.by_user:
             raise TableError("not_seated", f"user {leaver.user_id} has no seat at this table")
+    if len({o.user_id for o in msg.unseat}) != len(msg.unseat):
+        raise TableError("not_seated", "a player is ordered off once")
     leaving = {table.by_user[o.user_id] for o in msg.unseat}
     seats = {o.seat for o in msg.seat if o.user_id not in table.by_user}
     for order in msg.seat:
@@ -289,32 +291,40 @@ def _check(table: TableState, msg: process.DirectorOrders) -> None:
 
 
 async def _unseat(
-    table: TableState, order: process.UnseatOrder, io: Io, out: Effects
-) -> tuple[int, int]:
-    user = order.user_id
-    info_ = table.seats[table.by_user[user]]
+    table: TableState, orders: list[process.UnseatOrder], io: Io, out: Effects
+) -> dict[int, tuple[int, int]]:
+    """The players ordered off, stood up together (one write): each one's chips and time
+    bank, by user."""
+    leaving = [table.seats[table.by_user[order.user_id]] for order in orders]
     stacks = stacks_view(table)
-    del stacks[str(info_.seat)]
-    chips = await io.store.unseat_entry(table.id, order.entry_id, stacks)
-    del table.seats[info_.seat]
-    del table.by_user[user]
-    out.append(Said(Left(info_.seat, user, 0, "moved")))
-    if order.to_table is not None and order.seat is not None:  # their page follows them
-        out.append(Said(PlayerMoved(user, info_.name, order.to_table, order.seat)))
+    for info_ in leaving:
+        del stacks[str(info_.seat)]
+    chips = await io.store.unseat_entries(table.id, [o.entry_id for o in orders], stacks)
+    moved: dict[int, tuple[int, int]] = {}
+    for order, info_ in zip(orders, leaving, strict=True):
+        del table.seats[info_.seat]
+        del table.by_user[info_.user_id]
+        moved[info_.user_id] = (chips[order.entry_id], info_.time_bank_ms)
+        out.append(Said(Left(info_.seat, info_.user_id, 0, "moved")))
+        if order.to_table is not None and order.seat is not None:  # their page follows them
+            out.append(Said(PlayerMoved(info_.user_id, info_.name, order.to_table, order.seat)))
     out.append(publishing.seats_said(table))
-    return chips, info_.time_bank_ms
+    return moved
 
 
-async def _seat(table: TableState, order: process.SeatOrder, io: Io, out: Effects) -> None:
+async def _seat(table: TableState, orders: list[process.SeatOrder], io: Io, out: Effects) -> None:
+    """The players ordered in, seated together (one write)."""
     stacks = stacks_view(table)
-    stacks[str(order.seat)] = [order.user_id, order.chips]
-    await io.store.seat_entry(table.id, order.entry_id, order.seat, stacks)
-    info_ = SeatInfo(order.seat, order.user_id, order.name, order.chips, f"e{order.entry_id}")
-    info_.bot = order.bot
-    info_.time_bank_ms = order.time_bank_ms
-    table.seats[info_.seat] = info_
-    table.by_user[info_.user_id] = info_.seat
-    table.members.add(info_.user_id)
+    for order in orders:
+        stacks[str(order.seat)] = [order.user_id, order.chips]
+    await io.store.seat_entries(table.id, {o.entry_id: o.seat for o in orders}, stacks)
+    for order in orders:
+        info_ = SeatInfo(order.seat, order.user_id, order.name, order.chips, f"e{order.entry_id}")
+        info_.bot = order.bot
+        info_.time_bank_ms = order.time_bank_ms
+        table.seats[info_.seat] = info_
+        table.by_user[info_.user_id] = info_.seat
+        table.members.add(info_.user_id)
     out.append(publishing.seats_said(table))
 
 

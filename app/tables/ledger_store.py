@@ -11,7 +11,7 @@ write for a table whose lease moved on raises `TableError("lease_lost")` for a p
 request, or `LeaseLost` from the hand writer's jobs, and writes nothing.
 
 A tournament's table (`tournament_id`) is leased and restored like any other; its seats hold
-tournament chips, seated and unseated by `seat_entry` and `unseat_entry` (never `buy_in`,
+tournament chips, seated and unseated by `seat_entries` and `unseat_entries` (never `buy_in`,
 `top_up` or `cash_out`, which refuse it: `TableError("tournament_table")`), and its hands
 post nothing to the ledger (`hands.record_finished`).
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -230,23 +230,27 @@ class LedgerTableStore:
         except StoreError as exc:
             raise _refusal(exc) from None
 
-    async def seat_entry(self, table_id: int, entry_id: int, seat_no: int, stacks: Stacks) -> None:
-        """Seat a tournament entry with its chips at `seat_no` of its tournament's table (a
-        retry of the same seat changes nothing); `stacks` is the table's view with it."""
+    async def seat_entries(self, table_id: int, seats: Mapping[int, int], stacks: Stacks) -> None:
+        """Seat tournament entries (entry id -> seat) with their chips at their tournament's
+        table, in one transaction (a retry of the same seats changes nothing); `stacks` is
+        the table's view with them."""
         try:
             async with self.db.transaction() as s:
                 await self.leases.fence(s, table_id)
-                await tournaments.seat_entry(s, table_id, entry_id, seat_no, stacks=stacks)
+                await tournaments.seat_entries(s, table_id, seats, stacks=stacks)
         except StoreError as exc:
             raise _refusal(exc) from None
 
-    async def unseat_entry(self, table_id: int, entry_id: int, stacks: Stacks) -> int:
-        """Take a tournament entry off the table with its chips (to move it, or at the end);
-        returns the chips; `stacks` is the table's view without it."""
+    async def unseat_entries(
+        self, table_id: int, entry_ids: Sequence[int], stacks: Stacks
+    ) -> dict[int, int]:
+        """Take tournament entries off the table with their chips (to move them, or at the
+        end), in one transaction; returns each one's chips; `stacks` is the table's view
+        without them."""
         try:
             async with self.db.transaction() as s:
                 await self.leases.fence(s, table_id)
-                return await tournaments.unseat_entry(s, table_id, entry_id, stacks=stacks)
+                return await tournaments.unseat_entries(s, table_id, entry_ids, stacks=stacks)
         except StoreError as exc:
             raise _refusal(exc) from None
 

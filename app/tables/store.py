@@ -5,7 +5,7 @@ is `app.tables.ledger_store.LedgerTableStore`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -73,10 +73,12 @@ class TableStore(Protocol):
         self, table_id: int, user_id: int, amount: int, key: str, stacks: Stacks
     ) -> bool: ...
     async def cash_out(self, table_id: int, user_id: int, key: str, stacks: Stacks) -> int: ...
-    async def seat_entry(
-        self, table_id: int, entry_id: int, seat_no: int, stacks: Stacks
+    async def seat_entries(
+        self, table_id: int, seats: Mapping[int, int], stacks: Stacks
     ) -> None: ...
-    async def unseat_entry(self, table_id: int, entry_id: int, stacks: Stacks) -> int: ...
+    async def unseat_entries(
+        self, table_id: int, entry_ids: Sequence[int], stacks: Stacks
+    ) -> dict[int, int]: ...
     async def add_entry_chips(
         self, table_id: int, user_id: int, chips: EntryChips, stacks: Stacks
     ) -> bool: ...

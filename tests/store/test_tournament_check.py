@@ -199,7 +199,7 @@ async def test_the_check_reads_one_moment_while_a_move_commits_between_its_reads
     async def move_off() -> None:
         async with db.transaction() as w:
             left = {"0": [users[0], CHIPS], "1": [users[1], CHIPS]}
-            await tournaments.unseat_entry(w, first, entries[2], stacks=left)
+            await tournaments.unseat_entries(w, first, [entries[2]], stacks=left)
 
     async with db.snapshot() as s:
         assert await s.scalar(seats_at_first) == 3
@@ -212,7 +212,7 @@ async def test_the_check_reads_one_moment_while_a_move_commits_between_its_reads
         assert (await check_ledger(s)).ok
     if backend == "postgresql":  # what the snapshot is for: a plain session reads each commit
         async with db.transaction() as w:
-            await tournaments.seat_entry(w, first, entries[2], 2, stacks={})
+            await tournaments.seat_entries(w, first, {entries[2]: 2}, stacks={})
         async with db.session() as s:
             assert await s.scalar(seats_at_first) == 3
             await move_off()

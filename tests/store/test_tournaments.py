@@ -193,7 +193,7 @@ async def test_r36_a_cancelled_tournament_refunds_every_entry_once(db: Database)
         await tournaments.unregister(s, t, cat, key="cat-out")
         table = await make_table(s, tournament_id=t)
         (bob_entry,) = [e for e in await tournaments.entries(s, t) if e.user_id == bob]
-        await tournaments.seat_entry(s, table.id, bob_entry.id, 0, stacks={"0": [bob, CHIPS]})
+        await tournaments.seat_entries(s, table.id, {bob_entry.id: 0}, stacks={"0": [bob, CHIPS]})
     async with db.transaction() as s:
         refunds = await tournaments.refund_all(s, t, key_prefix="cancel")
     assert len(refunds) == 2  # cat was refunded when she left
@@ -303,28 +303,91 @@ async def test_seating_and_moving_an_entry_keeps_its_chips(db: Database) -> None
     await _sound(db)
     async with db.transaction() as s:
         with pytest.raises(EntryElsewhere):
-            await tournaments.seat_entry(s, second, entries[0], 0, stacks={})
-        await tournaments.seat_entry(s, first, entries[0], 0, stacks={})  # a retry: nothing
+            await tournaments.seat_entries(s, second, {entries[0]: 0}, stacks={})
+        await tournaments.seat_entries(s, first, {entries[0]: 0}, stacks={})  # a retry: nothing
     assert await _seats(db, first) == {i: (u, CHIPS) for i, u in enumerate(users)}
     async with db.transaction() as s:  # the move: off one table, in transit, on the other
-        moved = await tournaments.unseat_entry(
-            s, first, entries[2], stacks={"0": [users[0], CHIPS], "1": [users[1], CHIPS]}
+        moved = await tournaments.unseat_entries(
+            s, first, [entries[2]], stacks={"0": [users[0], CHIPS], "1": [users[1], CHIPS]}
         )
-        assert moved == CHIPS
+        assert moved == {entries[2]: CHIPS}
         transit = (await tournaments.entries(s, t))[2]
         assert (transit.status, transit.table_id, transit.moves) == ("playing", None, 1)
     for seat, refusal in ((0, SeatTaken), (8, InvalidSeat)):
         with pytest.raises(refusal):
             async with db.transaction() as s:
-                await tournaments.seat_entry(s, first, entries[2], seat, stacks={})
+                await tournaments.seat_entries(s, first, {entries[2]: seat}, stacks={})
     await _sound(db)  # in transit: counted on its entry, seated nowhere
     async with db.transaction() as s:
-        await tournaments.seat_entry(s, second, entries[2], 4, stacks={"4": [users[2], CHIPS]})
+        await tournaments.seat_entries(s, second, {entries[2]: 4}, stacks={"4": [users[2], CHIPS]})
     with pytest.raises(NotSeated):
         async with db.transaction() as s:
-            await tournaments.unseat_entry(s, first, entries[2], stacks={})
+            await tournaments.unseat_entries(s, first, [entries[2]], stacks={})
     assert await _seats(db, second) == {4: (users[2], CHIPS)}
     assert sum(e.chips for e in await entries_of(db, t)) == 3 * CHIPS  # a move keeps the sum
+    await _sound(db)
+
+
+async def test_r33_a_breaking_tables_players_move_in_the_same_statements_however_many(
+    db: Database,
+) -> None:
+    """A breaking table's players stand up in one transaction and sit down in another, one
+    statement of each kind for one player or for several (on a busy process each statement
+    waits its turn, and the move waits for all of them)."""
+    t, users, entries, (first, second) = await seated(db, 4)
+    view = {str(i): [u, CHIPS] for i, u in enumerate(users)}
+    async with db.transaction() as s:
+        with statements(db) as one_off:
+            off = await tournaments.unseat_entries(s, first, [entries[0]], stacks={
+                k: v for k, v in view.items() if k != "0"
+            })  # fmt: skip
+    async with db.transaction() as s:
+        with statements(db) as three_off:
+            off |= await tournaments.unseat_entries(s, first, entries[1:], stacks={})
+    assert verbs(three_off) == verbs(one_off), (one_off, three_off)
+    assert off == {e: CHIPS for e in entries}
+    to = {entries[0]: 5, entries[1]: 0, entries[2]: 2, entries[3]: 7}
+    there = {str(to[e]): [u, CHIPS] for e, u in zip(entries, users, strict=True)}
+    async with db.transaction() as s:
+        with statements(db) as one_on:
+            await tournaments.seat_entries(s, second, {entries[0]: 5}, stacks={"5": there["5"]})
+    async with db.transaction() as s:
+        with statements(db) as three_on:
+            await tournaments.seat_entries(s, second, {e: to[e] for e in entries[1:]}, stacks=there)
+    assert verbs(three_on) == verbs(one_on), (one_on, three_on)
+    assert await _seats(db, second) == {
+        to[e]: (u, CHIPS) for e, u in zip(entries, users, strict=True)
+    }
+    assert [e.moves for e in await entries_of(db, t)] == [1] * 4
+    await _sound(db)
+
+
+async def test_r33_a_move_of_several_players_is_refused_whole(db: Database) -> None:
+    """One player of several not seated there, or a seat taken: nobody moves."""
+    t, users, entries, (first, second) = await seated(db)
+    both = {"0": [users[0], CHIPS], "1": [users[1], CHIPS]}
+    async with db.transaction() as s:
+        await tournaments.unseat_entries(s, first, [entries[2]], stacks=both)
+    for named in ([entries[0], entries[2]], [entries[0], entries[0]]):
+        with pytest.raises(NotSeated):
+            async with db.transaction() as s:
+                await tournaments.unseat_entries(s, first, named, stacks={})
+    assert await _seats(db, first) == {0: (users[0], CHIPS), 1: (users[1], CHIPS)}
+    async with db.transaction() as s:
+        await tournaments.seat_entries(s, second, {entries[2]: 3}, stacks={"3": [users[2], CHIPS]})
+        await tournaments.unseat_entries(s, first, [entries[0], entries[1]], stacks={})
+    for seats, refusal in (
+        ({entries[0]: 1, entries[1]: 3}, SeatTaken),  # 3 is entries[2]'s
+        ({entries[0]: 1, entries[1]: 1}, SeatTaken),  # two in one seat
+        ({entries[0]: 1, entries[1]: 8}, InvalidSeat),
+        ({entries[0]: 1, entries[2]: 4}, EntryElsewhere),  # entries[2] sits at 3
+    ):
+        with pytest.raises(refusal):
+            async with db.transaction() as s:
+                await tournaments.seat_entries(s, second, seats, stacks={})
+    assert await _seats(db, second) == {3: (users[2], CHIPS)}
+    transit = [(e.table_id, e.seat) for e in await entries_of(db, t)][:2]
+    assert transit == [(None, None), (None, None)]
     await _sound(db)
 
 
@@ -512,8 +575,9 @@ async def test_the_table_store_seats_and_moves_entries_under_its_lease(db: Datab
     )
     (loaded,) = await store.load_open([table])
     assert loaded.tournament_id == t and loaded.seats == []
-    await store.seat_entry(table, rows[0].id, 0, {"0": [users[0], CHIPS]})
-    await store.seat_entry(table, rows[1].id, 1, {"0": [users[0], CHIPS], "1": [users[1], CHIPS]})
+    await store.seat_entries(table, {rows[0].id: 0}, {"0": [users[0], CHIPS]})
+    both = {"0": [users[0], CHIPS], "1": [users[1], CHIPS]}
+    await store.seat_entries(table, {rows[1].id: 1}, both)
     (loaded,) = await store.load_open([table])
     assert [(seat.user_id, seat.stack) for seat in loaded.seats] == [(u, CHIPS) for u in users]
     with pytest.raises(TableError) as refused:
@@ -526,12 +590,13 @@ async def test_the_table_store_seats_and_moves_entries_under_its_lease(db: Datab
     assert not await store.add_entry_chips(table, users[0], rebuy, {})  # replayed
     assert await _seats(db, table) == {0: (users[0], CHIPS + 1000), 1: (users[1], CHIPS)}
     await _sound(db)
-    assert await store.unseat_entry(table, rows[1].id, {"0": [users[0], CHIPS + 1000]}) == CHIPS
+    left = {"0": [users[0], CHIPS + 1000]}
+    assert await store.unseat_entries(table, [rows[1].id], left) == {rows[1].id: CHIPS}
     async with db.transaction() as s:  # another process takes the table over
         await s.execute(update(TableLease).values(expires_at=utcnow()))
         assert await leases.claim(s, table, "other", seconds=5.0) == 2
     with pytest.raises(TableError) as lost:
-        await store.seat_entry(table, rows[1].id, 1, {})
+        await store.seat_entries(table, {rows[1].id: 1}, {})
     assert lost.value.code == "lease_lost"
     assert await _seats(db, table) == {0: (users[0], CHIPS + 1000)}
     await _sound(db)

@@ -49,7 +49,7 @@ async def seated(db: Database, n: int = 3) -> tuple[int, list[int], list[int], l
     for seat, entry in enumerate(rows):
         view[str(seat)] = [entry.user_id, CHIPS]
         async with db.transaction() as s:
-            await tournaments.seat_entry(s, tables[0], entry.id, seat, stacks=dict(view))
+            await tournaments.seat_entries(s, tables[0], {entry.id: seat}, stacks=dict(view))
     return t, users, [e.id for e in rows], tables
 
 

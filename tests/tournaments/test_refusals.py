@@ -144,8 +144,9 @@ async def test_the_routed_table_op_refuses_malformed_orders_and_changes_nothing(
 ) -> None:
     """`direct`, the table op the director's orders travel by (from any process): a body
     that is no `DirectorOrders` is `invalid_message`; orders for another tournament, a seat
-    that is taken or does not exist, two players in one seat, someone not seated, closing a
-    table with players: each refused whole."""
+    that is taken or does not exist, two players in one seat, someone not seated (or named
+    twice), one of several leaving with a wrong entry, closing a table with players: each
+    refused whole."""
     tid, people, table = await seated(server)
     epoch = table.state.directed.epoch if table.state.directed else 0
     router = server.services.router
@@ -156,6 +157,10 @@ async def test_the_routed_table_op_refuses_malformed_orders_and_changes_nothing(
     newcomer = await server.person("newcomer")
     sit = {"entry_id": 99, "user_id": newcomer.id, "name": "newcomer", "chips": 100}
     base = {"tournament_id": tid, "epoch": epoch}
+    first, second = [
+        {"user_id": e.user_id, "entry_id": e.id} for e in await server.entries(tid)
+        if e.user_id in table.state.by_user
+    ][:2]  # fmt: skip
     bad: list[tuple[dict[str, Any], str]] = [
         ({"tournament_id": tid}, "invalid_message"),
         ({**base, "epoch": 0}, "invalid_message"),
@@ -167,6 +172,9 @@ async def test_the_routed_table_op_refuses_malformed_orders_and_changes_nothing(
         ({**base, "seat": [{**sit, "seat": free}, {**sit, "user_id": 1, "seat": free}]},
          "seat_taken"),
         ({**base, "unseat": [{"user_id": newcomer.id, "entry_id": 99}]}, "not_seated"),
+        ({**base, "unseat": [first, first]}, "not_seated"),
+        # the players stand up together: the second's entry is not one of this table's
+        ({**base, "unseat": [first, {**second, "entry_id": 10**6}]}, "not_registered"),
         ({**base, "close": True}, "not_empty"),
     ]  # fmt: skip
     for body, code in bad:
