@@ -324,7 +324,9 @@ async def read_played(url: str, tournament_id: int) -> Played:
 
 
 def move_gaps(
-    played: Played, split: tuple[list[float], list[float]] | None = None
+    played: Played,
+    split: tuple[list[float], list[float]] | None = None,
+    passed: tuple[list[float], list[float]] | None = None,
 ) -> tuple[list[float], list[float]]:
     """For each player, each pair of consecutive hands at different tables: the seconds from
     the end of the hand left to the start of the first hand at the new table; and the part
@@ -332,7 +334,9 @@ def move_gaps(
     added: a player seated at a table in a hand waits for that hand, as at any card room).
     Both sorted. `split` gets each move's two parts, where its balancing draw is found: the
     hand's end to the draw recorded (the report, the director's queue and decision), and
-    the draw to the deal at the new table (stand up, sit down, deal)."""
+    the draw to the deal at the new table (stand up, sit down, deal). `passed` gets each
+    move's wait added, split by whether the new table dealt a hand without the player
+    meanwhile (it dealt before the player sat down there): (not passed over, passed over)."""
     by_id = {h.id: h for h in played.hands if h.done}
     mine: dict[int, list[Hand]] = {}
     for hand_id, user in played.dealt:
@@ -364,6 +368,9 @@ def move_gaps(
                 i = bisect_left(there, (before.ended, float("inf")))
                 free = max(before.ended, there[i - 1][1]) if i > 0 else before.ended
                 added.append(after.started - free)
+                if passed is not None:
+                    over = any(free < start < after.started for start, _ in there[i:])
+                    passed[over].append(after.started - free)
     return sorted(gaps), sorted(added)
 
 
@@ -437,6 +444,8 @@ class Result:
     added_p50_ms: float  # the same, less the new table's hand in play when it was left
     added_p99_ms: float
     added_max_ms: float
+    passed_over: int  # moves whose new table dealt a hand without them before they sat down
+    clear_p99_ms: float  # the wait added of the other moves
     to_draw_p50_ms: float  # a move: the hand's end to its balancing draw recorded
     to_draw_p99_ms: float
     to_deal_p50_ms: float  # the draw recorded to the deal at the new table
@@ -492,7 +501,8 @@ def summarise(
     done = [h for h in played.hands if h.done]
     hands = max(1, len(done))
     split: tuple[list[float], list[float]] = ([], [])
-    gaps, added = move_gaps(played, split)
+    passed: tuple[list[float], list[float]] = ([], [])
+    gaps, added = move_gaps(played, split, passed)
     to_draw, to_deal = sorted(split[0]), sorted(split[1])
     delays, unheard = level_delays(played, heard.levels)
     lasted, between = table_gaps(played)
@@ -515,6 +525,7 @@ def summarise(
         move_max_ms=(gaps[-1] if gaps else float("nan")) * 1000,
         added_p50_ms=ms(added, 0.5), added_p99_ms=ms(added, 0.99),
         added_max_ms=(added[-1] if added else float("nan")) * 1000,
+        passed_over=len(passed[1]), clear_p99_ms=ms(sorted(passed[0]), 0.99),
         to_draw_p50_ms=ms(to_draw, 0.5), to_draw_p99_ms=ms(to_draw, 0.99),
         to_deal_p50_ms=ms(to_deal, 0.5), to_deal_p99_ms=ms(to_deal, 0.99),
         split_samples=len(to_draw),
@@ -639,6 +650,11 @@ def report(args: argparse.Namespace, r: Result) -> str:
         f"| the same, p99 | {r.added_p99_ms:,.0f} ms | under 1 s:"
         f" {mark(r.added_p99_ms < TARGET_MOVE_P99 * 1000)} |",
         f"| the same, max | {r.added_max_ms:,.0f} ms | |",
+        "| moves passed over: the new table dealt a hand without the player (it dealt between"
+        " the old hand's end and the player's seat there; the player waits for that hand) |"
+        f" {r.passed_over:,} of {r.moves_seen:,} ({r.passed_over / max(r.moves_seen, 1):.0%})"
+        " | |",
+        f"| the wait added of the other moves, p99 | {r.clear_p99_ms:,.0f} ms | |",
         "| a move's first part: the hand's end to the balancing draw recorded (the report, the"
         f" director's queue and decision), p50 / p99 | {r.to_draw_p50_ms:,.0f} /"
         f" {r.to_draw_p99_ms:,.0f} ms | |",
