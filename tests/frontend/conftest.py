@@ -43,11 +43,18 @@ FLAGS = [
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# First, before pytest-xdist's own hook turns each test's group into its id: marked after
+# that, a group is ignored and a module's tests are spread over every worker, each worker
+# starting the module's server and browser again for its share.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
-        if Path(str(item.fspath)).parent == here:
-            item.add_marker(pytest.mark.xdist_group("browser"))
+        path = Path(str(item.fspath))
+        if path.parent == here:
+            # one module on one worker: its server and browser (module fixtures) start
+            # once; the modules share the workers, at most one browser each
+            item.add_marker(pytest.mark.xdist_group(f"browser-{path.stem}"))
             item.add_marker(pytest.mark.browser)
 
 

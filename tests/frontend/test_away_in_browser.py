@@ -7,14 +7,12 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.frontend.players import Player, calldown
 from tests.frontend.table_kit import create_table, my_turn, open_table, register, seat_bots, sit
 
-pytestmark = pytest.mark.xdist_group("browser")
 CLOCK_MS = 2000
 
 IN_HAND_JS = """(seat) => {

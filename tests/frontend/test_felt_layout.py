@@ -23,8 +23,6 @@ from tests.frontend.table_kit import (
     sit,
 )
 
-pytestmark = pytest.mark.xdist_group("browser")
-
 SIZES = [(1024, 768), (1280, 720), (1366, 768), (1366, 860), (1920, 1080)]
 PHONES = [(360, 640), (390, 844)]
 

@@ -15,8 +15,6 @@ from playwright.sync_api import Browser, ViewportSize, expect
 from tests.frontend.players import Game, Player, calldown
 from tests.frontend.table_kit import create_table, register, seated
 
-pytestmark = pytest.mark.xdist_group("browser")
-
 VIEW: ViewportSize = {"width": 1280, "height": 860}
 
 

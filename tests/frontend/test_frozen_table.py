@@ -22,8 +22,6 @@ from tests.frontend.table_kit import create_table, my_turn, open_table, register
 from tests.process.test_cluster_redis import own_redis
 from tests.serverproc import free_port, server, server_env
 
-pytestmark = pytest.mark.xdist_group("browser")
-
 # the model as the table page drives it: events applied in order, a refusal's code handed on
 FROZEN_JS = """async ([lang, reason, pausedMs]) => {
   const i18n = await import("/static/js/i18n.js");

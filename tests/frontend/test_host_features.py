@@ -10,13 +10,10 @@ import io
 import secrets
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.players import Player
 from tests.frontend.table_kit import create_table, open_table, register, sit
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 STATUS_JS = "async (path) => (await fetch(path)).status"
 

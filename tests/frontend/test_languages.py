@@ -11,7 +11,6 @@ import re
 import secrets
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.frontend.catalogue import TEXTS_JS, marked, unmarked
@@ -26,8 +25,6 @@ from tests.frontend.table_kit import (
     seat_bots,
     sit,
 )
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 
 def play_out(me: Player) -> str:

@@ -10,14 +10,11 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.conftest import Mailbox
 from tests.frontend.players import Player
 from tests.frontend.table_kit import api, register
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 KINDS = [
     "btn",

@@ -6,13 +6,10 @@ import re
 import secrets
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.players import PASSWORD, Game, Player, calldown
 from tests.frontend.table_kit import create_table, open_table, register, seated
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 
 def test_a_deep_link_opened_logged_out_leads_to_the_table_after_logging_in(

@@ -28,9 +28,6 @@ from tests.frontend.table_kit import (
     sit,
 )
 
-pytestmark = pytest.mark.xdist_group("browser")
-
-
 # as long as the longest toasts the table raises (a request for a hand's history by email)
 TOAST = "Hand #1234567 will be emailed to you: request 42 is queued"
 

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.conftest import Mailbox
@@ -25,8 +24,6 @@ from tests.frontend.players import (
     calldown,
     complete_and_fold,
 )
-
-pytestmark = pytest.mark.xdist_group("browser")  # one browser test at a time
 
 TABLE_PASSWORD = "green-felt"
 

@@ -13,13 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.frontend.players import WAIT_MS, Game, Player, calldown, complete_and_fold
 from tests.frontend.table_kit import api, create_table, open_table, register, sit
-
-pytestmark = pytest.mark.xdist_group("browser")  # one browser test at a time
 
 # the replayer's steps: the hand before anything happened, then each street (and the
 # showdown) as it starts, then the hand's end

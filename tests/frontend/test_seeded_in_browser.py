@@ -11,14 +11,11 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.catalogue import TEXTS_JS, marked, unmarked
 from tests.frontend.players import WAIT_MS, Game, Player, calldown
 from tests.frontend.table_kit import create_table, open_table, register, sit
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 VERDICT_JS = "(hid) => window.studDebug?.verdicts?.[hid] ?? null"
 FELT_JS = """(hid) => window.studDebug.state.hand?.hand_id !== hid

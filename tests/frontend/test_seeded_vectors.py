@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-pytestmark = pytest.mark.xdist_group("browser")
-
 VECTORS = Path(__file__).resolve().parents[2] / "docs" / "fairness-vectors.json"
 FIELDS = ("sealed", "server_seed_hash", "key", "permutation", "deck", "reshuffle_seed")
 

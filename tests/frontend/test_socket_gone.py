@@ -8,13 +8,10 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.frontend.players import Player
 from tests.frontend.table_kit import create_table, open_table, register
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 COUNT_SOCKETS_JS = """() => {
   window.__sockets = 0;

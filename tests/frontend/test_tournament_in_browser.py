@@ -31,8 +31,6 @@ from tests.frontend.conftest import Mailbox
 from tests.frontend.players import Player
 from tests.frontend.table_kit import api, register
 
-pytestmark = pytest.mark.xdist_group("browser")
-
 NAME = "Moving Day"
 DOOR = "green-baize"  # the tournament's password
 START_CHIPS = 1500

@@ -10,14 +10,11 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.frontend.catalogue import TEXTS_JS, marked, unmarked
 from tests.frontend.players import Player
 from tests.frontend.table_kit import api, register
-
-pytestmark = pytest.mark.xdist_group("browser")
 
 # English words a German page must not show (each is a catalogue text's own word in English)
 ENGLISH = re.compile(

@@ -9,13 +9,11 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, ViewportSize, expect
 
 from tests.frontend.players import Game, Player, calldown
 from tests.frontend.table_kit import api, create_table, open_table, register, sit
 
-pytestmark = pytest.mark.xdist_group("browser")
 VIEW: ViewportSize = {"width": 1280, "height": 860}
 
 

@@ -199,10 +199,12 @@ async def test_a_renewal_leaves_no_garbage_cycles(db: Database) -> None:
     for table in tables:
         assert await _claim(db, table, "a") == 1
     held = dict.fromkeys(tables, 1)
+    stamps: list[datetime] = []  # each renewal's `now`
 
     async def renew(seconds_on: float) -> dict[int, int]:
         async with db.transaction() as s:
             later = utcnow() + timedelta(seconds=seconds_on)
+            stamps.append(later)
             return await leases.renew(s, "a", held, seconds=LEASE, now=later)
 
     assert await renew(1) == held  # the statement compiled and cached
@@ -213,4 +215,5 @@ async def test_a_renewal_leaves_no_garbage_cycles(db: Database) -> None:
     async with db.transaction() as s:
         row = await leases.lease_of(s, tables[0])
         assert row is not None
-        assert row.expires_at > utcnow() + timedelta(seconds=LEASE + 5)  # the last one's
+        lease = timedelta(seconds=LEASE)
+        assert stamps[-2] + lease < row.expires_at <= stamps[-1] + lease  # the last one's
