@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
-        path = Path(str(item.fspath))
+        path = item.path
         if path.parent == here:
             # one module on one worker: its server and browser (module fixtures) start
             # once; the modules share the workers, at most one browser each
